@@ -1,0 +1,150 @@
+"""Command-line interface: ``python -m reproducer <group> <command> ...``.
+
+    python -m reproducer data list [--verify]        datasets: files, size, cached or not
+    python -m reproducer data fetch [NAMES|all]      copy/download into the cache, verified
+    python -m reproducer corpus build [--max-books N] [--cased]
+    python -m reproducer corpus stats [--max-books N] [--cased]
+    python -m reproducer vectors word2vec [--dim 300 --epochs 5 --max-books N]
+    python -m reproducer vectors sanity {glove,word2vec}
+
+Every command calls the same library functions the notebooks use.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from reproducer.errors import ReproducerError
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def cmd_data_list(args: argparse.Namespace) -> None:
+    from reproducer.data import data_dir, mirror, registry, status
+
+    rows = []
+    for name, ds in registry().items():
+        present, total = status(name, verify=args.verify)
+        state = "yes" if present == total else ("no" if present == 0 else f"partial ({present}/{total})")
+        rows.append([name, str(total), _size(ds.size), state, ds.description])
+    print(_table(rows, ["dataset", "files", "size", "verified" if args.verify else "cached", "description"]))
+    print(f"\ncache: {data_dir()}\nsource: {mirror() or 'upstream URLs (set REPRODUCER_DATA_MIRROR to use a mirror)'}")
+
+
+def cmd_data_fetch(args: argparse.Namespace) -> None:
+    from reproducer.data import fetch
+
+    names = args.names or ["all"]
+    t0 = time.perf_counter()
+    paths = fetch(names, force=args.force, progress=not args.quiet)
+    for p in paths:
+        print(f"ok  {p}")
+    print(f"fetched and verified {len(paths)} dataset(s) in {time.perf_counter() - t0:.1f} s")
+
+
+def _corpus_config(args: argparse.Namespace):
+    from reproducer.data.corpus import CorpusConfig
+
+    return CorpusConfig(lowercase=not args.cased, max_books=args.max_books)
+
+
+def cmd_corpus_build(args: argparse.Namespace) -> None:
+    from reproducer.data.corpus import build_corpus
+
+    path = build_corpus(_corpus_config(args), workers=args.workers, rebuild=args.rebuild)
+    meta = json.loads((path / "meta.json").read_text())
+    print(f"corpus at {path} (built in {meta['build_seconds']:.0f} s with {meta['workers']} workers)")
+    cmd_corpus_stats(args)
+
+
+def cmd_corpus_stats(args: argparse.Namespace) -> None:
+    from reproducer.data.corpus import build_corpus
+
+    meta = json.loads((build_corpus(_corpus_config(args)) / "meta.json").read_text())
+    keys = list(next(iter(meta["stats"].values())))
+    rows = [[k] + [f"{meta['stats'][s][k]:,.1f}" if isinstance(meta['stats'][s][k], float)
+                   else f"{meta['stats'][s][k]:,}" for s in meta["stats"]] for k in keys]
+    print(_table(rows, ["statistic"] + list(meta["stats"])))
+
+
+def cmd_vectors_word2vec(args: argparse.Namespace) -> None:
+    from reproducer.data.vectors import Word2VecConfig, train_word2vec, word_vector_sanity
+
+    wv = train_word2vec(_corpus_config(args), Word2VecConfig(vector_size=args.dim, epochs=args.epochs),
+                        retrain=args.retrain)
+    print(f"{wv!r}: trained in {wv.meta['train_seconds']:.0f} s on {wv.meta['corpus_words']:,} tokens")
+    print(json.dumps(word_vector_sanity(wv), indent=1))
+
+
+def cmd_vectors_sanity(args: argparse.Namespace) -> None:
+    from reproducer.data.vectors import load_glove, train_word2vec, word_vector_sanity
+
+    wv = load_glove() if args.name == "glove" else train_word2vec()
+    print(json.dumps({"vectors": wv.name, **word_vector_sanity(wv)}, indent=1))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m reproducer", description=__doc__.split("\n\n")[0])
+    groups = parser.add_subparsers(dest="group", required=True)
+
+    data = groups.add_parser("data", help="the dataset registry").add_subparsers(dest="cmd", required=True)
+    p = data.add_parser("list", help="every dataset: files, size, whether it is cached")
+    p.add_argument("--verify", action="store_true", help="check every checksum, not only presence")
+    p.set_defaults(func=cmd_data_list)
+    p = data.add_parser("fetch", help="copy or download datasets into the cache and verify them")
+    p.add_argument("names", nargs="*", help="dataset names, or 'all' (default)")
+    p.add_argument("--force", action="store_true", help="fetch again even if the cache is valid")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_data_fetch)
+
+    corpus = groups.add_parser("corpus", help="the Gutenberg sentence corpus").add_subparsers(dest="cmd", required=True)
+    for name, func, help_ in (("build", cmd_corpus_build, "build (or reuse) the tokenized corpus"),
+                              ("stats", cmd_corpus_stats, "corpus statistics (Skip-Thoughts Table 1 form)")):
+        p = corpus.add_parser(name, help=help_)
+        p.add_argument("--max-books", type=int, default=None, help="first N books of each split only")
+        p.add_argument("--cased", action="store_true", help="keep case (default: lower-case)")
+        if name == "build":
+            p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+            p.add_argument("--rebuild", action="store_true", help="build even if cached")
+        p.set_defaults(func=func)
+
+    vectors = groups.add_parser("vectors", help="word vectors").add_subparsers(dest="cmd", required=True)
+    p = vectors.add_parser("word2vec", help="train (or reuse) word2vec on the corpus and check it")
+    p.add_argument("--dim", type=int, default=300)
+    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--max-books", type=int, default=None)
+    p.add_argument("--cased", action="store_true")
+    p.add_argument("--retrain", action="store_true")
+    p.set_defaults(func=cmd_vectors_word2vec)
+    p = vectors.add_parser("sanity", help="analogy and word-similarity scores of a set of vectors")
+    p.add_argument("name", choices=["glove", "word2vec"])
+    p.set_defaults(func=cmd_vectors_sanity)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except ReproducerError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""Sentence splitting and tokenization match the benchmarks' Penn-Treebank conventions."""
+from __future__ import annotations
+
+from reproducer.data.loaders import load_mr
+from reproducer.data.tokenize import normalize, split_sentences, tokenize
+
+
+def test_normalize_quotes_dashes_and_italics():
+    assert normalize("\u201cI\u2019m _very_ tired\u201d\u2014she said\u2026") == "\"I'm very tired\" -- she said..."
+    assert normalize("snake_case stays") == "snake_case stays"
+
+
+def test_treebank_conventions():
+    assert tokenize('"I don\'t know," said Mr. Darcy\'s friend--quite.') == \
+        ["``", "I", "do", "n't", "know", ",", "''", "said", "Mr.", "Darcy", "'s", "friend", "--", "quite", "."]
+    assert tokenize("It CAN'T be.", lowercase=True) == ["it", "ca", "n't", "be", "."]
+
+
+def test_sentence_splitting_keeps_abbreviations():
+    text = 'Mr. Bennet came in. "Have you heard?" she asked. He had not.'
+    assert split_sentences(text) == ["Mr. Bennet came in.", '"Have you heard?" she asked.', "He had not."]
+    assert split_sentences("   ") == []
+
+
+def test_retokenizing_mr_is_almost_idempotent():
+    """The corpus tokenizer reproduces the benchmark's own tokenization (shared vocabulary)."""
+    lines = [s.text for s in load_mr()["all"][:2000]]
+    same = sum(" ".join(tokenize(x)) == x for x in lines)
+    assert same / len(lines) > 0.95
