@@ -34,10 +34,10 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def cmd_data_list(args: argparse.Namespace) -> None:
-    from reproducer.data import data_dir, mirror, registry, status
+    from reproducer.data import all_datasets, data_dir, mirror, status
 
     rows = []
-    for name, ds in registry().items():
+    for name, ds in all_datasets().items():
         present, total = status(name, verify=args.verify)
         state = "yes" if present == total else ("no" if present == 0 else f"partial ({present}/{total})")
         rows.append([name, str(total), _size(ds.size), state, ds.description])

@@ -32,8 +32,8 @@ def flip_byte(path: Path, offset: int = 100) -> None:
 
 
 def test_every_dataset_of_the_data_readme_is_registered():
-    assert set(reg.registry()) == README_DATASETS
-    for ds in reg.registry().values():
+    assert set(reg.all_datasets()) == README_DATASETS
+    for ds in reg.all_datasets().values():
         assert ds.files and ds.description and ds.license
         for f in ds.files:
             assert f.path.startswith(ds.name + "/")
@@ -45,12 +45,12 @@ def test_registry_matches_the_mirror_checksums():
     if not sums.is_file():
         pytest.skip("no ../shared/data beside the checkout")
     listed = dict(line.split()[::-1] for line in sums.read_text().splitlines())
-    registered = {f.path: f.sha256 for ds in reg.registry().values() for f in ds.files}
+    registered = {f.path: f.sha256 for ds in reg.all_datasets().values() for f in ds.files}
     assert registered == listed
 
 
 def test_upstream_urls_are_pinned_to_commits():
-    for ds in reg.registry().values():
+    for ds in reg.all_datasets().values():
         for f in ds.files:
             if f.url is not None:
                 assert f.url.startswith("https://raw.githubusercontent.com/")

@@ -9,6 +9,9 @@ nowhere else (see the data README):
 - ``SICK_test_annotated.txt`` has CRLF line endings: lines are stripped of ``\\r``.
 - STS15/STS16 gold files have empty lines for unscored pairs: those pairs are dropped (as SentEval).
 
+- CR has 4 and MPQA 3 empty lines (one ``*``-only line in CR too). They are part of the published
+  counts (3,775 and 10,606) and SentEval keeps them, so they are kept: encoders must accept "".
+
 Label conventions follow SentEval: MR/CR/MPQA positive = 1, SUBJ objective = 1, SST-2 positive = 1.
 """
 from __future__ import annotations

@@ -78,7 +78,7 @@ class Dataset:
 
 
 @lru_cache(maxsize=1)
-def registry() -> dict[str, Dataset]:
+def all_datasets() -> dict[str, Dataset]:
     """All registered datasets by name, read from ``registry.json``."""
     raw = json.loads((Path(__file__).with_name("registry.json")).read_text(encoding="utf-8"))
     return {
@@ -95,7 +95,7 @@ def registry() -> dict[str, Dataset]:
 
 def dataset(name: str) -> Dataset:
     """The registry entry of ``name``; :class:`UnknownDatasetError` with suggestions otherwise."""
-    reg = registry()
+    reg = all_datasets()
     if name not in reg:
         close = difflib.get_close_matches(name, reg, n=3)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
@@ -286,12 +286,12 @@ def _fetch_file(entry: FileEntry, target: Path, source: str | None, bar: tqdm) -
 
 def _names(names: str | Iterable[str] | None) -> list[str]:
     if names is None or names == "all":
-        return list(registry())
+        return list(all_datasets())
     if isinstance(names, str):
         names = [names]
     names = list(names)
     if "all" in names:
-        return list(registry())
+        return list(all_datasets())
     return [dataset(n).name for n in names]  # validates every name before fetching any
 
 

