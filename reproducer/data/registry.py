@@ -23,7 +23,6 @@ import gzip
 import hashlib
 import json
 import os
-import tempfile
 import urllib.error
 import urllib.request
 import zlib
@@ -44,6 +43,7 @@ from reproducer.errors import (
     TruncatedGzipError,
     UnknownDatasetError,
 )
+from reproducer.io import atomic_path
 
 _CHUNK = 1 << 20
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -242,31 +242,29 @@ def _copy_stream(src, dst, bar: tqdm) -> None:
         bar.update(len(chunk))
 
 
+def _download(location: str, is_local: bool, gzip_here: bool, entry: FileEntry, dst, bar: tqdm) -> None:
+    """Stream one source into the open file ``dst``; upstream plain text is hashed, then gzipped."""
+    with (open(location, "rb") if is_local else _open_source(location)) as src:
+        if not gzip_here:
+            _copy_stream(src, dst, bar)
+            return
+        h = hashlib.sha256()
+        with gzip.GzipFile(fileobj=dst, mode="wb", mtime=0) as gz:
+            while chunk := src.read(_CHUNK):
+                h.update(chunk)
+                gz.write(chunk)
+                bar.update(len(chunk))
+    if h.hexdigest() != entry.plain_sha256:
+        raise ChecksumMismatchError(location, entry.plain_sha256, h.hexdigest(),
+                                    hint="Upstream changed or the download broke.")
+
+
 def _fetch_file(entry: FileEntry, target: Path, source: str | None, bar: tqdm) -> None:
     """Copy or download one file to ``target`` through a temporary file, verified, then renamed."""
     location, is_local, gzip_here = _source_of(entry, source)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as dst:
-            if is_local:
-                with open(location, "rb") as src:
-                    _copy_stream(src, dst, bar)
-            else:
-                with _open_source(location) as src:
-                    if gzip_here:
-                        h = hashlib.sha256()
-                        with gzip.GzipFile(fileobj=dst, mode="wb", mtime=0) as gz:
-                            while chunk := src.read(_CHUNK):
-                                h.update(chunk)
-                                gz.write(chunk)
-                                bar.update(len(chunk))
-                        if h.hexdigest() != entry.plain_sha256:
-                            raise ChecksumMismatchError(location, entry.plain_sha256, h.hexdigest(),
-                                                        hint="Upstream changed or the download broke.")
-                    else:
-                        _copy_stream(src, dst, bar)
+    with atomic_path(target) as tmp:
+        with open(tmp, "wb") as dst:
+            _download(location, is_local, gzip_here, entry, dst, bar)
         try:
             verify_file(tmp, entry)
         except ChecksumMismatchError as e:  # name the source, not our temporary file
@@ -279,9 +277,6 @@ def _fetch_file(entry: FileEntry, target: Path, source: str | None, bar: tqdm) -
                 f"{location} is a truncated gzip file (it ends before the end-of-stream marker); "
                 "nothing was written to the cache. Restore the file in the mirror and fetch again."
             ) from None
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _names(names: str | Iterable[str] | None) -> list[str]:
