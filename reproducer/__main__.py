@@ -17,6 +17,7 @@ import sys
 import time
 
 from reproducer.errors import ReproducerError
+from reproducer.io import write_json
 
 
 def _size(n: float) -> str:
@@ -75,6 +76,9 @@ def cmd_corpus_stats(args: argparse.Namespace) -> None:
     from reproducer.data.corpus import build_corpus
 
     meta = json.loads((build_corpus(_corpus_config(args)) / "meta.json").read_text())
+    if getattr(args, "json", None):
+        write_json(args.json, {k: meta[k] for k in ("config", "builder_version", "build_seconds", "workers",
+                                                     "stats")})
     keys = list(next(iter(meta["stats"].values())))
     rows = [[k] + [f"{meta['stats'][s][k]:,.1f}" if isinstance(meta['stats'][s][k], float)
                    else f"{meta['stats'][s][k]:,}" for s in meta["stats"]] for k in keys]
@@ -87,14 +91,20 @@ def cmd_vectors_word2vec(args: argparse.Namespace) -> None:
     wv = train_word2vec(_corpus_config(args), Word2VecConfig(vector_size=args.dim, epochs=args.epochs),
                         retrain=args.retrain)
     print(f"{wv!r}: trained in {wv.meta['train_seconds']:.0f} s on {wv.meta['corpus_words']:,} tokens")
-    print(json.dumps(word_vector_sanity(wv), indent=1))
+    _report({"vectors": wv.name, **wv.meta, "sanity": word_vector_sanity(wv)}, args.json)
 
 
 def cmd_vectors_sanity(args: argparse.Namespace) -> None:
     from reproducer.data.vectors import load_glove, train_word2vec, word_vector_sanity
 
     wv = load_glove() if args.name == "glove" else train_word2vec()
-    print(json.dumps({"vectors": wv.name, **word_vector_sanity(wv)}, indent=1))
+    _report({"vectors": wv.name, "words": len(wv), "dim": wv.dim, "sanity": word_vector_sanity(wv)}, args.json)
+
+
+def _report(record: dict, path: str | None) -> None:
+    print(json.dumps(record, indent=1))
+    if path:
+        write_json(path, record)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -117,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = corpus.add_parser(name, help=help_)
         p.add_argument("--max-books", type=int, default=None, help="first N books of each split only")
         p.add_argument("--cased", action="store_true", help="keep case (default: lower-case)")
+        if name == "stats":
+            p.add_argument("--json", help="also write the statistics to this JSON file")
         if name == "build":
             p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
             p.add_argument("--rebuild", action="store_true", help="build even if cached")
@@ -129,9 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-books", type=int, default=None)
     p.add_argument("--cased", action="store_true")
     p.add_argument("--retrain", action="store_true")
+    p.add_argument("--json", help="also write the record to this JSON file")
     p.set_defaults(func=cmd_vectors_word2vec)
     p = vectors.add_parser("sanity", help="analogy and word-similarity scores of a set of vectors")
     p.add_argument("name", choices=["glove", "word2vec"])
+    p.add_argument("--json", help="also write the scores to this JSON file")
     p.set_defaults(func=cmd_vectors_sanity)
     return parser
 

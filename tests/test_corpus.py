@@ -102,3 +102,12 @@ def test_full_corpus_has_about_one_and_a_half_million_sentences():
     total = stats["train"]["sentences"] + stats["valid"]["sentences"]
     assert 1_300_000 < total < 1_700_000
     assert 15 < stats["train"]["mean_words_per_sentence"] < 25
+
+
+def test_cli_corpus_stats_writes_json(small, tmp_path, capsys):
+    from reproducer.__main__ import main as cli
+
+    assert cli(["corpus", "stats", "--max-books", "2", "--json", str(tmp_path / "stats.json")]) == 0
+    saved = json.loads((tmp_path / "stats.json").read_text())
+    assert saved["stats"] == json.loads((small / "meta.json").read_text())["stats"]
+    assert "mean_words_per_sentence" in capsys.readouterr().out

@@ -20,6 +20,8 @@ def test_sentence_splitting_keeps_abbreviations():
     text = 'Mr. Bennet came in. "Have you heard?" she asked. He had not.'
     assert split_sentences(text) == ["Mr. Bennet came in.", '"Have you heard?" she asked.', "He had not."]
     assert split_sentences("   ") == []
+    assert split_sentences("To your lawyer. Mr. Troy wished it.") == ["To your lawyer.", "Mr. Troy wished it."]
+    assert split_sentences("MR. TROY came. He went.") == ["MR. TROY came.", "He went."]
 
 
 def test_retokenizing_mr_is_almost_idempotent():

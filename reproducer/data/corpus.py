@@ -41,7 +41,7 @@ from reproducer.data.tokenize import split_sentences, tokenize
 from reproducer.errors import DataError
 from reproducer.io import write_json
 
-BUILDER_VERSION = 4  # bump whenever the processing changes: it is part of the cache key
+BUILDER_VERSION = 5  # bump whenever the processing changes: it is part of the cache key
 SPLITS = ("train", "valid")
 
 _START = re.compile(r"^\*\*\* ?START OF (THE|THIS) PROJECT GUTENBERG", re.IGNORECASE)
