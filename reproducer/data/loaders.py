@@ -303,6 +303,20 @@ def load_twitter_url() -> dict[str, list[Pair]]:
     return out
 
 
+def load_twitter_url_graded() -> list[Pair]:
+    """The Twitter URL corpus' raw test file with graded labels: ``label`` = share of the 6
+    annotators who judged the pair a paraphrase (0-1). TSV ``s1 s2 (n_yes,6) url``, CRLF, with
+    250 blank lines (skipped) and 10 rows with an empty extra column: 10,120 pairs. The binary
+    test split (9,324 pairs) is this set without the debatable (3,6) pairs."""
+    rows = []
+    for r in _tsv(require("twitter_url_corpus") / "Twitter_URL_Corpus_testNew.larger.txt.gz"):
+        if len(r) < 3:
+            continue
+        votes, total = r[2].strip("()").split(",")
+        rows.append(Pair(r[0].strip(), r[1].strip(), int(votes) / int(total)))
+    return rows
+
+
 # ----------------------------------------------------------------------------- pools and words
 
 def load_wiki_pool() -> list[WikiSentence]:
