@@ -6,6 +6,7 @@
     python -m reproducer corpus stats [--max-books N] [--cased]
     python -m reproducer vectors word2vec [--dim 300 --epochs 5 --max-books N]
     python -m reproducer vectors sanity {glove,word2vec}
+    python -m reproducer evaluate --encoder glove-bow --tasks MR,CR|all --config prototype|paper --json out.json
 
 Every command calls the same library functions the notebooks use.
 """
@@ -107,6 +108,30 @@ def _report(record: dict, path: str | None) -> None:
         write_json(path, record)
 
 
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    from reproducer.encoders.baselines import load_baseline
+    from reproducer.evaluate import TASKS, evaluate, resolve_tasks
+
+    tasks = resolve_tasks(args.tasks)  # fail on a bad task name before loading the encoder
+    encoder = load_baseline(args.encoder)
+    t0 = time.perf_counter()
+    results = evaluate(encoder, [t.name for t in tasks], args.config, progress=not args.quiet)
+    total = time.perf_counter() - t0
+    rows = []
+    for task, metrics in results.scores.items():
+        main = TASKS[task].main_metric
+        extra = ", ".join(f"{m}={v:.3f}" for m, v in metrics.items()
+                          if m != main and "." not in m and m not in ("n", "epochs"))
+        rows.append([task, main, f"{metrics[main]:.3f}", f"{results.seconds[task]:.1f}", extra])
+    print(_table(rows, ["task", "metric", "value", "seconds", "other metrics"]))
+    print(f"\n{results.encoder}, config {results.config}: {total:.0f} s in all")
+    if args.json:
+        record = results.to_json()
+        record["total_seconds"] = total
+        write_json(args.json, record)
+        print(f"wrote {args.json}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m reproducer", description=__doc__.split("\n\n")[0])
     groups = parser.add_subparsers(dest="group", required=True)
@@ -147,6 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", choices=["glove", "word2vec"])
     p.add_argument("--json", help="also write the scores to this JSON file")
     p.set_defaults(func=cmd_vectors_sanity)
+    p = groups.add_parser("evaluate", help="evaluate an encoder on the SentEval-equivalent tasks")
+    p.add_argument("--encoder", required=True,
+                   help="glove-bow, sif-glove, word2vec-bow, minilm or random-4800")
+    p.add_argument("--tasks", default="all", help="comma-separated task names, or 'all' (default)")
+    p.add_argument("--config", default="prototype", choices=["prototype", "paper"],
+                   help="prototype: fewer folds (quick); paper: SentEval's protocol")
+    p.add_argument("--json", help="write {encoder, config, results, seconds} to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_evaluate)
     return parser
 
 

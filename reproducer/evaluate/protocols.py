@@ -49,8 +49,9 @@ def pair_features(u: np.ndarray, v: np.ndarray, *, with_uv: bool = False) -> np.
 
 def _fit_cv(x: np.ndarray, y: np.ndarray, config: ClassifierConfig, folds: int) -> LogisticRegressionCV:
     cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=config.seed)
-    clf = LogisticRegressionCV(Cs=list(config.cs), cv=cv, scoring="accuracy", max_iter=config.max_iter,
-                               n_jobs=config.n_jobs, random_state=config.seed, refit=True)
+    clf = LogisticRegressionCV(Cs=list(config.cs), l1_ratios=(0.0,), cv=cv, scoring="accuracy",
+                               max_iter=config.max_iter, n_jobs=config.n_jobs, random_state=config.seed,
+                               refit=True, use_legacy_attributes=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(x, y)
@@ -58,8 +59,7 @@ def _fit_cv(x: np.ndarray, y: np.ndarray, config: ClassifierConfig, folds: int) 
 
 
 def _best_inner_score(clf: LogisticRegressionCV) -> float:
-    scores = next(iter(clf.scores_.values()))  # (folds, len(Cs)), same for every class
-    return float(scores.mean(axis=0).max())
+    return float(clf.scores_.mean(axis=0).max())  # scores_: (folds, 1 l1-ratio, len(Cs))
 
 
 def cv_accuracy(x: np.ndarray, y: np.ndarray, config: ClassifierConfig = ClassifierConfig()) -> dict[str, float]:

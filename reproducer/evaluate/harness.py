@@ -1,0 +1,126 @@
+"""One entry point for every table: ``evaluate(encoder, tasks, config) -> Results``.
+
+For each task the harness loads its records, collects every unique sentence in them, sorts them
+by length (so a batching encoder pads little), calls ``encoder.encode`` once with all of them,
+then runs the task's protocol on the looked-up vectors. Results come back as a tidy
+:class:`pandas.DataFrame` (task, metric, value) and as JSON, with the seconds each task took.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from reproducer.encoders.base import Encoder
+from reproducer.errors import ReproducerError
+from reproducer.evaluate.tasks import CONFIGS, EvalConfig, Task, resolve_tasks
+from reproducer.io import write_json
+
+_TEXT_FIELDS = ("text", "a", "b")
+
+
+def sentences_of(data: Any) -> list[str]:
+    """Every sentence in a task's records (fields ``text``, ``a``, ``b``), unique, in first-seen order."""
+    seen: dict[str, None] = {}
+
+    def walk(x: Any) -> None:
+        if isinstance(x, dict):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+        elif dataclasses.is_dataclass(x):
+            for name in _TEXT_FIELDS:
+                s = getattr(x, name, None)
+                if isinstance(s, str):
+                    seen.setdefault(s)
+
+    walk(data)
+    return list(seen)
+
+
+def encode_unique(encoder: Encoder, sentences: list[str], batch_size: int = 128,
+                  progress: bool = False) -> dict[str, np.ndarray]:
+    """Encode each sentence once, in length-sorted order, and return a sentence -> vector map."""
+    order = sorted(sentences, key=lambda s: (len(s.split()), s))
+    vectors = np.asarray(encoder.encode(order, batch_size=batch_size, show_progress_bar=progress))
+    if vectors.ndim != 2 or len(vectors) != len(order):
+        raise ReproducerError(f"Encoder {getattr(encoder, 'name', encoder)!r} returned shape {vectors.shape} "
+                              f"for {len(order)} sentences; expected ({len(order)}, dim).")
+    if not np.all(np.isfinite(vectors)):
+        raise ReproducerError(f"Encoder {getattr(encoder, 'name', encoder)!r} returned NaN or infinite values.")
+    return dict(zip(order, vectors))
+
+
+@dataclass
+class Results:
+    """Evaluation results: ``scores[task][metric]`` plus timing and settings."""
+
+    encoder: str
+    config: str
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    encode_seconds: dict[str, float] = field(default_factory=dict)
+    sentences: dict[str, int] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table: one row per (task, metric)."""
+        rows = [{"encoder": self.encoder, "config": self.config, "task": t, "metric": m, "value": v}
+                for t, metrics in self.scores.items() for m, v in metrics.items()]
+        return pd.DataFrame(rows, columns=["encoder", "config", "task", "metric", "value"])
+
+    def main_scores(self) -> pd.Series:
+        """Each task's main metric (accuracy in %, or a correlation), indexed by task."""
+        from reproducer.evaluate.tasks import TASKS
+
+        return pd.Series({t: m.get(TASKS[t].main_metric, np.nan) for t, m in self.scores.items()},
+                         name=self.encoder)
+
+    def to_json(self) -> dict:
+        return {"encoder": self.encoder, "config": self.config, "results": self.scores,
+                "seconds": self.seconds, "encode_seconds": self.encode_seconds, "sentences": self.sentences}
+
+    def save(self, path) -> None:
+        write_json(path, self.to_json())
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Results":
+        return cls(d["encoder"], d["config"], d["results"], d.get("seconds", {}), d.get("encode_seconds", {}),
+                   d.get("sentences", {}))
+
+
+def evaluate(encoder: Encoder, tasks: str | Iterable[str] = "all", config: str | EvalConfig = "prototype",
+             *, progress: bool = True) -> Results:
+    """Evaluate ``encoder`` on ``tasks`` ("all", "MR,CR" or a list) under ``config``
+    ("prototype", "paper" or an :class:`EvalConfig`)."""
+    if isinstance(config, str):
+        if config not in CONFIGS:
+            raise ReproducerError(f"Unknown evaluation config {config!r}; choose one of {', '.join(CONFIGS)}.")
+        config = CONFIGS[config]
+    if not callable(getattr(encoder, "encode", None)):
+        raise ReproducerError("An encoder needs a method encode(sentences: list[str]) -> np.ndarray.")
+    chosen: list[Task] = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
+    results = Results(getattr(encoder, "name", type(encoder).__name__), config.name)
+    bar = tqdm(chosen, desc="evaluate", unit="task", disable=not progress)
+    for task in bar:
+        bar.set_postfix_str(task.name)
+        t0 = time.perf_counter()
+        data = task.load()
+        sentences = sentences_of(data)
+        table = encode_unique(encoder, sentences, config.batch_size, progress=progress)
+        t1 = time.perf_counter()
+
+        def embed(batch: list[str]) -> np.ndarray:
+            return np.stack([table[s] for s in batch])
+
+        results.scores[task.name] = task.run(data, embed, config)
+        results.seconds[task.name] = time.perf_counter() - t0
+        results.encode_seconds[task.name] = t1 - t0
+        results.sentences[task.name] = len(sentences)
+    return results
