@@ -79,8 +79,8 @@ class Results:
         """Each task's main metric (accuracy in %, or a correlation), indexed by task."""
         from reproducer.evaluate.tasks import TASKS
 
-        return pd.Series({t: m.get(TASKS[t].main_metric, np.nan) for t, m in self.scores.items()},
-                         name=self.encoder)
+        main = {t: TASKS[t].main_metric if t in TASKS else next(iter(m)) for t, m in self.scores.items()}
+        return pd.Series({t: m.get(main[t], np.nan) for t, m in self.scores.items()}, name=self.encoder)
 
     def to_json(self) -> dict:
         return {"encoder": self.encoder, "config": self.config, "results": self.scores,
@@ -95,7 +95,7 @@ class Results:
                    d.get("sentences", {}))
 
 
-def evaluate(encoder: Encoder, tasks: str | Iterable[str] = "all", config: str | EvalConfig = "prototype",
+def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config: str | EvalConfig = "prototype",
              *, progress: bool = True) -> Results:
     """Evaluate ``encoder`` on ``tasks`` ("all", "MR,CR" or a list) under ``config``
     ("prototype", "paper" or an :class:`EvalConfig`)."""
@@ -119,7 +119,11 @@ def evaluate(encoder: Encoder, tasks: str | Iterable[str] = "all", config: str |
         def embed(batch: list[str]) -> np.ndarray:
             return np.stack([table[s] for s in batch])
 
-        results.scores[task.name] = task.run(data, embed, config)
+        try:
+            results.scores[task.name] = task.run(data, embed, config)
+        except KeyError as e:
+            raise ReproducerError(f"Task {task.name}: a sentence was not encoded ({e}); does load() "
+                                  "return records with text/a/b fields?") from e
         results.seconds[task.name] = time.perf_counter() - t0
         results.encode_seconds[task.name] = t1 - t0
         results.sentences[task.name] = len(sentences)

@@ -193,7 +193,7 @@ def cosine(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 def cosine_correlations(u: np.ndarray, v: np.ndarray, gold: np.ndarray) -> dict[str, float]:
     """Pearson r and Spearman rho between cosine(u_i, v_i) and the gold scores."""
     sims = cosine(u, v)
-    if np.std(sims) == 0:  # constant predictions: the correlation is undefined; report 0
+    if np.ptp(sims) < 1e-9:  # constant predictions: the correlation is undefined; report 0
         return {"pearson": 0.0, "spearman": 0.0, "n": len(gold)}
     return {"pearson": float(pearsonr(sims, gold)[0]), "spearman": float(spearmanr(sims, gold)[0]),
             "n": len(gold)}

@@ -163,13 +163,17 @@ TASKS: dict[str, Task] = {t.name: t for t in [
 ]}
 
 
-def resolve_tasks(names: str | list[str]) -> list[Task]:
-    """Task objects for ``"all"``, a comma-separated string or a list of names (case-insensitive)."""
+def resolve_tasks(names: str | list[str | Task]) -> list[Task]:
+    """Task objects for ``"all"``, a comma-separated string, or a list of names (case-insensitive)
+    and :class:`Task` objects (e.g. small mock tasks in tests)."""
     if isinstance(names, str):
         names = list(TASKS) if names.strip().lower() == "all" else [n for n in names.split(",") if n.strip()]
     lookup = {k.lower(): k for k in TASKS}
     out = []
     for n in names:
+        if isinstance(n, Task):
+            out.append(n)
+            continue
         key = lookup.get(n.strip().lower())
         if key is None:
             raise ReproducerError(f"Unknown task {n!r}. Known tasks: {', '.join(TASKS)} (or 'all').")

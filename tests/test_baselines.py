@@ -1,0 +1,52 @@
+"""Baseline encoders: word averaging, SIF, random; published rows and the comparison table."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reproducer.data.vectors import WordVectors
+from reproducer.encoders import RandomEncoder, WordAverageEncoder, sif_encoder, word_average_encoder
+from reproducer.report import compare, published
+
+VECS = WordVectors(["the", "cat", "sat", "dog"], np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1]], float),
+                   name="toy")
+
+
+def test_word_average_skips_unknown_words_and_handles_empty():
+    enc = word_average_encoder(VECS)
+    out = enc.encode(["The cat", "zebra", "", "cat sat"])
+    assert out[0] == pytest.approx([0.5, 0.5, 0])
+    assert not out[1].any() and not out[2].any()
+    assert out[3] == pytest.approx([0, 0.5, 0.5])
+
+
+def test_sif_weights_frequent_words_down_and_removes_the_first_component():
+    counts = {"the": 1_000_000, "cat": 10, "sat": 10, "dog": 10}
+    enc = sif_encoder(VECS, counts, a=1e-3)
+    assert enc.weights["the"] < 0.01 < 0.9 < enc.weights["cat"]
+    out = enc.encode(["the cat sat", "the dog", "cat", "the sat dog", "dog sat"])
+    u, s, vt = np.linalg.svd(WordAverageEncoder(VECS, name="x", weights=enc.weights).encode(
+        ["the cat sat", "the dog", "cat", "the sat dog", "dog sat"]), full_matrices=False)
+    assert np.abs(out @ vt[0]).max() < 1e-5  # nothing left along the first principal direction
+
+
+def test_random_encoder_is_deterministic():
+    a = RandomEncoder(dim=64, buckets=32, seed=1).encode(["a b c", "d", ""])
+    b = RandomEncoder(dim=64, buckets=32, seed=1).encode(["a b c", "d", ""])
+    assert a.shape == (3, 64) and np.array_equal(a, b) and not a[2].any()
+
+
+def test_published_numbers_are_data_with_their_source():
+    df = published("logeswaran2018")
+    row = df[(df.task == "MR") & (df.model == "GloVe BoW")]
+    assert row.value.item() == 78.1 and row.table.item() == "Table 1"
+    assert set(published().paper) == {"logeswaran2018", "zhang2018"}
+
+
+def test_compare_puts_paper_and_ours_side_by_side():
+    ours = pd.DataFrame([{"encoder": "glove-bow", "config": "paper", "task": "MR", "metric": "acc", "value": 70.0}])
+    table = compare(ours, "glove-bow")
+    mr = table[(table.task == "MR") & (table.paper == "zhang2018")]
+    assert mr.published.item() == 78.7 and mr.ours.item() == 70.0 and mr["diff"].item() == pytest.approx(-8.7)
+    assert table[table.task == "TREC"].ours.isna().all()

@@ -1,0 +1,124 @@
+"""The harness on tiny mock tasks with known answers, and one real task end to end."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from reproducer.__main__ import main as cli
+from reproducer.data.loaders import Pair, Sentence
+from reproducer.evaluate import CONFIGS, EvalConfig, Results, Task, encode_unique, evaluate, sentences_of
+from reproducer.evaluate import protocols as P
+from reproducer.errors import ReproducerError
+
+FAST = EvalConfig("test", P.ClassifierConfig(kfold=3, inner_kfold=3, cs=(1.0,), max_iter=200, n_jobs=1),
+                  P.RelatednessConfig(epochs_per_round=5, patience=1, max_epochs=20))
+
+
+class KeywordEncoder:
+    """Feature i = whether keyword i occurs: makes the mock tasks perfectly separable."""
+
+    name = "keywords"
+
+    def __init__(self, keywords=("good", "bad", "cat", "dog")):
+        self.keywords = keywords
+        self.calls: list[list[str]] = []
+
+    def encode(self, sentences, batch_size=128, show_progress_bar=False):
+        self.calls.append(list(sentences))
+        return np.array([[float(k in s.split()) for k in self.keywords] for s in sentences])
+
+
+def sentiment_task():
+    rows = [Sentence(f"this is {w} number {i}", int(w == "good")) for i in range(30) for w in ("good", "bad")]
+    return Task("mock-sentiment", lambda: {"all": rows}, lambda d, e, c: P.cv_accuracy(
+        e([r.text for r in d["all"]]), np.array([r.label for r in d["all"]]), c.classifier),
+        "acc", "classification", "mock", "-")
+
+
+def similarity_task():
+    pairs = [Pair("a cat", "a cat", 5.0), Pair("a dog", "a dog", 5.0), Pair("a cat", "a dog", 0.0),
+             Pair("good cat", "bad dog", 0.0), Pair("good dog", "good dog", 5.0)]
+
+    def run(data, embed, config):
+        return P.cosine_correlations(embed([p.a for p in data]), embed([p.b for p in data]),
+                                     np.array([p.label for p in data]))
+    return Task("mock-sts", lambda: pairs, run, "pearson", "similarity", "mock", "-")
+
+
+def test_mock_tasks_have_known_answers():
+    enc = KeywordEncoder()
+    res = evaluate(enc, [sentiment_task(), similarity_task()], FAST, progress=False)
+    assert res.scores["mock-sentiment"]["acc"] == 100.0
+    assert res.scores["mock-sts"]["pearson"] == pytest.approx(1.0)  # identical sentences: cosine 1
+    frame = res.to_frame()
+    assert set(frame.columns) == {"encoder", "config", "task", "metric", "value"}
+    assert res.main_scores()["mock-sentiment"] == 100.0
+    assert set(res.seconds) == {"mock-sentiment", "mock-sts"}
+    assert Results.from_json(json.loads(json.dumps(res.to_json()))).scores == res.scores
+
+
+def test_each_unique_sentence_is_encoded_once_sorted_by_length():
+    enc = KeywordEncoder()
+    evaluate(enc, [similarity_task()], FAST, progress=False)
+    [call] = enc.calls
+    assert len(call) == len(set(call)) == 5
+    assert [len(s.split()) for s in call] == sorted(len(s.split()) for s in call)
+
+
+def test_sentences_of_walks_records():
+    data = {"train": [Pair("x y", "z", 1)], "test": [Sentence("x y", 0), Sentence("w", 1)]}
+    assert sentences_of(data) == ["x y", "z", "w"]
+
+
+def test_bad_encoders_are_reported():
+    class Wrong:
+        name = "wrong"
+
+        def encode(self, sentences, batch_size=128, show_progress_bar=False):
+            return np.zeros((len(sentences) + 1, 3))
+
+    with pytest.raises(ReproducerError, match="returned shape"):
+        encode_unique(Wrong(), ["a", "b"])
+
+    class NaNs(Wrong):
+        def encode(self, sentences, batch_size=128, show_progress_bar=False):
+            return np.full((len(sentences), 3), np.nan)
+
+    with pytest.raises(ReproducerError, match="NaN"):
+        encode_unique(NaNs(), ["a"])
+    with pytest.raises(ReproducerError, match="encode"):
+        evaluate(object(), "MR", FAST, progress=False)
+
+
+def test_unknown_tasks_and_configs():
+    with pytest.raises(ReproducerError, match="Unknown task 'MRX'"):
+        evaluate(KeywordEncoder(), "MR,MRX", FAST, progress=False)
+    with pytest.raises(ReproducerError, match="Unknown evaluation config"):
+        evaluate(KeywordEncoder(), "MR", "fast", progress=False)
+    assert set(CONFIGS) == {"prototype", "paper"}
+    assert CONFIGS["paper"].classifier.kfold == 10 and CONFIGS["paper"].classifier.inner_kfold == 10
+
+
+def test_real_task_end_to_end_with_glove():
+    from reproducer.encoders.baselines import load_baseline
+
+    res = evaluate(load_baseline("glove-bow"), "MR,STS13", "prototype", progress=False)
+    assert 65 < res.scores["MR"]["acc"] < 80  # GloVe-50d average: ~70 (the 300d GloVe of the papers: 78)
+    sts = res.scores["STS13"]
+    assert {"FNWN.pearson", "all.pearson", "mean.pearson", "wmean.spearman"} <= set(sts)
+    assert 0.2 < sts["wmean.pearson"] < 0.8
+
+
+def test_cli_evaluate(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert cli(["evaluate", "--encoder", "glove-bow", "--tasks", "STS16", "--config", "prototype",
+                "--json", str(out), "--quiet"]) == 0
+    record = json.loads(out.read_text())
+    assert record["encoder"] == "glove-bow" and record["config"] == "prototype"
+    assert set(record["results"]) == {"STS16"} and record["seconds"]["STS16"] > 0
+    assert "wmean.pearson" in capsys.readouterr().out
+    assert cli(["evaluate", "--encoder", "nope", "--tasks", "MR"]) == 2
+    assert "Unknown encoder 'nope'" in capsys.readouterr().err
+    assert cli(["evaluate", "--encoder", "glove-bow", "--tasks", "XYZ"]) == 2
