@@ -1,5 +1,10 @@
 """Published numbers as data (``published.csv``: paper, table, model, setting, task, metric, value)
-and the paper-vs-ours comparison every table in the book is built from."""
+and the paper-vs-ours comparison every table in the book is built from.
+
+STS14 in Zhang et al. Table 1 (copied from Conneau et al. 2017) is SentEval's ``all`` aggregate,
+which SentEval computes as a mean and a weighted mean over the sub-datasets; the papers do not say
+which one they print. It is stored as ``wmean`` (SentEval's weighted mean) and compared to ours.
+"""
 from __future__ import annotations
 
 from functools import lru_cache
