@@ -122,3 +122,15 @@ def test_cli_evaluate(tmp_path, capsys):
     assert cli(["evaluate", "--encoder", "nope", "--tasks", "MR"]) == 2
     assert "Unknown encoder 'nope'" in capsys.readouterr().err
     assert cli(["evaluate", "--encoder", "glove-bow", "--tasks", "XYZ"]) == 2
+
+
+def test_pair_features_follow_the_config():
+    import dataclasses
+
+    from reproducer.evaluate.tasks import _pairs
+
+    table = {"a b": np.array([1.0, 0.0]), "c": np.array([0.0, 2.0])}
+    embed = lambda batch: np.stack([table[s] for s in batch])  # noqa: E731
+    pairs = [Pair("a b", "c", 1)]
+    assert _pairs(embed, pairs, FAST).tolist() == [[1.0, 2.0, 0.0, 0.0]]
+    assert _pairs(embed, pairs, dataclasses.replace(FAST, pair_uv=True)).shape == (1, 8)

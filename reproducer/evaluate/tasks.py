@@ -28,6 +28,7 @@ class EvalConfig:
     classifier: P.ClassifierConfig
     relatedness: P.RelatednessConfig
     batch_size: int = 128
+    pair_uv: bool = False  # MRPC/SICK features [u, v, |u-v|, u*v] instead of Kiros et al.'s [|u-v|, u*v]
 
 
 CONFIGS: dict[str, EvalConfig] = {
@@ -66,24 +67,24 @@ def _sst2(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
     return P.dev_accuracy(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.classifier)
 
 
-def _pairs(embed: Embed, records) -> np.ndarray:
+def _pairs(embed: Embed, records, config: EvalConfig) -> np.ndarray:
     a, b = _texts(records, "a", "b")
-    return P.pair_features(embed(a), embed(b))
+    return P.pair_features(embed(a), embed(b), with_uv=config.pair_uv)
 
 
 def _mrpc(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    return P.train_test_accuracy(_pairs(embed, data["train"]), _labels(data["train"]),
-                                 _pairs(embed, data["test"]), _labels(data["test"]), config.classifier)
+    return P.train_test_accuracy(_pairs(embed, data["train"], config), _labels(data["train"]),
+                                 _pairs(embed, data["test"], config), _labels(data["test"]), config.classifier)
 
 
 def _sick_e(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    x = {s: _pairs(embed, data[s]) for s in data}
+    x = {s: _pairs(embed, data[s], config) for s in data}
     y = {s: _labels(data[s], "entailment") for s in data}
     return P.dev_accuracy(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.classifier)
 
 
 def _sick_r(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    x = {s: _pairs(embed, data[s]) for s in data}
+    x = {s: _pairs(embed, data[s], config) for s in data}
     y = {s: _labels(data[s], "relatedness").astype(float) for s in data}
     return P.relatedness(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.relatedness)
 
