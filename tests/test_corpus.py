@@ -75,6 +75,7 @@ def test_corpus_stats_have_the_table1_fields(small):
     stats = meta["stats"]["train"]
     assert stats["books"] == 2
     assert stats["sentences"] == len(Corpus(small, "train"))
+    assert meta["stats"] == {split: Corpus(small, split).stats() for split in ("train", "valid")}
     assert stats["tokens"] > stats["words"] > stats["sentences"]
     assert 5 < stats["mean_words_per_sentence"] < 40
     assert meta["build_seconds"] > 0 and meta["config"]["max_books"] == 2

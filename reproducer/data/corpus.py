@@ -8,7 +8,7 @@ from the ``gutenberg`` dataset:
    marker and from the first ``*** END OF`` marker on);
 2. split into paragraphs at blank lines, join each paragraph's lines, and drop paragraphs that are
    not prose: producer credits, ``[Illustration]``-style notes, headings with no lower-case letter;
-3. split paragraphs into sentences (blingfire) and tokenize them (Moses, see
+3. split paragraphs into sentences (blingfire) and tokenize them (Penn-Treebank style, see
    :mod:`reproducer.data.tokenize`), optionally lower-casing.
 
 The result keeps book boundaries (context sentences must never be paired across books),
@@ -157,29 +157,34 @@ class Corpus:
         return [(int(ids[s]), int(s), int(e)) for s, e in zip(starts, ends)]
 
     def stats(self) -> dict[str, float]:
-        """Corpus statistics in the form of Skip-Thoughts' Table 1 (Kiros et al. 2015).
+        """Corpus statistics in the form of Skip-Thoughts' Table 1 (see :func:`corpus_stats`)."""
+        return corpus_stats(self.sentences, len(self.book_spans))
 
-        ``tokens`` counts every token, punctuation included; ``words`` and the per-sentence
-        figures count only tokens with a letter or digit.
-        """
-        vocab: Counter[str] = Counter()
-        for s in self.sentences:
-            vocab.update(s.split(" "))
-        is_word = {t: bool(_ALNUM.search(t)) for t in vocab}
-        lengths = np.zeros(len(self.sentences), dtype=np.int64)  # words: tokens with a letter or digit
-        for i, s in enumerate(self.sentences):
-            lengths[i] = sum(is_word[t] for t in s.split(" "))
-        n = len(lengths)
-        return {
-            "books": len(self.book_spans),
-            "sentences": n,
-            "tokens": int(sum(vocab.values())),
-            "words": int(lengths.sum()),
-            "unique_words": sum(is_word.values()),
-            "mean_words_per_sentence": float(lengths.mean()) if n else 0.0,
-            "median_words_per_sentence": float(np.median(lengths)) if n else 0.0,
-            "p99_words_per_sentence": float(np.percentile(lengths, 99)) if n else 0.0,
-        }
+
+def corpus_stats(sentences: list[str], books: int) -> dict[str, float]:
+    """Corpus statistics in the form of Skip-Thoughts' Table 1 (Kiros et al. 2015).
+
+    ``tokens`` counts every token, punctuation included; ``words`` and the per-sentence
+    figures count only tokens with a letter or digit.
+    """
+    vocab: Counter[str] = Counter()
+    for s in sentences:
+        vocab.update(s.split(" "))
+    is_word = {t: bool(_ALNUM.search(t)) for t in vocab}
+    lengths = np.zeros(len(sentences), dtype=np.int64)  # words: tokens with a letter or digit
+    for i, s in enumerate(sentences):
+        lengths[i] = sum(is_word[t] for t in s.split(" "))
+    n = len(lengths)
+    return {
+        "books": books,
+        "sentences": n,
+        "tokens": int(sum(vocab.values())),
+        "words": int(lengths.sum()),
+        "unique_words": sum(is_word.values()),
+        "mean_words_per_sentence": float(lengths.mean()) if n else 0.0,
+        "median_words_per_sentence": float(np.median(lengths)) if n else 0.0,
+        "p99_words_per_sentence": float(np.percentile(lengths, 99)) if n else 0.0,
+    }
 
 
 def corpus_dir(config: CorpusConfig) -> Path:
@@ -226,20 +231,20 @@ def build_corpus(config: CorpusConfig = CorpusConfig(), *, workers: int | None =
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
     try:
+        stats = {}
         for split in SPLITS:
             sents, book_ids, para_ids = [], [], []
-            for b, (s, p) in zip(chosen, results):
-                if b["split"] == split:
-                    sents += s
-                    book_ids += [int(b["book_idx"])] * len(s)
-                    para_ids += p
+            in_split = [(b, r) for b, r in zip(chosen, results) if b["split"] == split]
+            for b, (s, p) in in_split:
+                sents += s
+                book_ids += [int(b["book_idx"])] * len(s)
+                para_ids += p
             (tmp / f"{split}.txt").write_text("".join(x + "\n" for x in sents), encoding="utf-8")
             np.savez(tmp / f"{split}.index.npz", book=np.asarray(book_ids, dtype=np.int32),
                      paragraph=np.asarray(para_ids, dtype=np.int32))
+            stats[split] = corpus_stats(sents, sum(1 for _, (s, _) in in_split if s))
         meta = {"config": asdict(config), "builder_version": BUILDER_VERSION, "build_seconds": seconds,
-                "workers": workers, "books": [b["book_idx"] for b in chosen]}
-        write_json(tmp / "meta.json", meta)
-        meta["stats"] = {split: Corpus(tmp, split).stats() for split in SPLITS}
+                "workers": workers, "books": [b["book_idx"] for b in chosen], "stats": stats}
         write_json(tmp / "meta.json", meta)
         if out.exists():
             shutil.rmtree(out)

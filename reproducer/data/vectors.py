@@ -35,13 +35,14 @@ from reproducer.io import atomic_path, write_json, write_text
 class WordVectors:
     """Words and their vectors (row-aligned), with lookup and cosine nearest neighbours."""
 
-    def __init__(self, words: Sequence[str], vectors: np.ndarray, name: str = ""):
+    def __init__(self, words: Sequence[str], vectors: np.ndarray, name: str = "", meta: dict | None = None):
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(words):
             raise ReproducerError(f"{len(words)} words but vectors of shape {vectors.shape}")
         self.words = list(words)
         self.vectors = vectors
         self.name = name
+        self.meta = dict(meta or {})  # how the vectors were made (e.g. word2vec's training record)
         self.index = {w: i for i, w in enumerate(self.words)}
 
     @property
@@ -95,10 +96,10 @@ class WordVectors:
         write_text(folder / "words.txt", "".join(w + "\n" for w in self.words))
 
     @classmethod
-    def load(cls, folder: str | Path, name: str = "") -> "WordVectors":
+    def load(cls, folder: str | Path, name: str = "", meta: dict | None = None) -> "WordVectors":
         folder = Path(folder)
         words = (folder / "words.txt").read_text(encoding="utf-8").split("\n")[:-1]
-        return cls(words, np.load(folder / "vectors.npy", allow_pickle=False), name=name)
+        return cls(words, np.load(folder / "vectors.npy", allow_pickle=False), name=name, meta=meta)
 
 
 def load_glove(max_words: int | None = None) -> WordVectors:
@@ -160,9 +161,8 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
     key = hashlib.sha256(json.dumps([corpus_root.name, asdict(config)], sort_keys=True).encode()).hexdigest()[:16]
     folder = data_dir() / "vectors" / f"word2vec-{config.vector_size}d-{key}"
     if (folder / "meta.json").is_file() and not retrain:
-        wv = WordVectors.load(folder, name=f"word2vec-{config.vector_size}d")
-        wv.meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-        return wv
+        return WordVectors.load(folder, name=f"word2vec-{config.vector_size}d",
+                                meta=json.loads((folder / "meta.json").read_text(encoding="utf-8")))
     from gensim.models.callbacks import CallbackAny2Vec
 
     class _EpochBar(CallbackAny2Vec):
@@ -180,12 +180,11 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
                          negative=config.negative, sample=config.sample, epochs=config.epochs,
                          seed=config.seed, workers=config.workers, callbacks=[_EpochBar(bar)])
     seconds = time.perf_counter() - t0
-    wv = WordVectors(model.wv.index_to_key, model.wv.vectors, name=f"word2vec-{config.vector_size}d")
-    wv.save(folder)
     meta = {"config": asdict(config), "corpus": corpus_root.name, "train_seconds": seconds,
-            "corpus_words": int(model.corpus_total_words), "vocabulary": len(wv)}
+            "corpus_words": int(model.corpus_total_words), "vocabulary": len(model.wv.index_to_key)}
+    wv = WordVectors(model.wv.index_to_key, model.wv.vectors, name=f"word2vec-{config.vector_size}d", meta=meta)
+    wv.save(folder)
     write_json(folder / "meta.json", meta)
-    wv.meta = meta
     return wv
 
 

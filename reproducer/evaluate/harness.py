@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from reproducer.encoders.base import Encoder
 from reproducer.errors import ReproducerError
-from reproducer.evaluate.tasks import CONFIGS, EvalConfig, Task, resolve_tasks
+from reproducer.evaluate.tasks import CONFIGS, TASKS, EvalConfig, Task, resolve_tasks
 from reproducer.io import write_json
 
 _TEXT_FIELDS = ("text", "a", "b")
@@ -77,8 +77,6 @@ class Results:
 
     def main_scores(self) -> pd.Series:
         """Each task's main metric (accuracy in %, or a correlation), indexed by task."""
-        from reproducer.evaluate.tasks import TASKS
-
         main = {t: TASKS[t].main_metric if t in TASKS else next(iter(m)) for t, m in self.scores.items()}
         return pd.Series({t: m.get(main[t], np.nan) for t, m in self.scores.items()}, name=self.encoder)
 
