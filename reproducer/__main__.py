@@ -7,6 +7,8 @@
     python -m reproducer vectors word2vec [--dim 300 --epochs 5 --max-books N]
     python -m reproducer vectors sanity {glove,word2vec}
     python -m reproducer evaluate --encoder glove-bow --tasks MR,CR|all --config prototype|paper --json out.json
+    python -m reproducer book check NOTEBOOKS        committed outputs present, conventions followed
+    python -m reproducer book smoke NOTEBOOKS [--out DIR]   execute at the smoke preset into DIR (temp)
 
 Every command calls the same library functions the notebooks use.
 """
@@ -181,7 +183,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="write {encoder, config, results, seconds} to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_evaluate)
+
+    book = groups.add_parser("book", help="the book's notebooks").add_subparsers(dest="cmd", required=True)
+    p = book.add_parser("check", help="fail unless every notebook follows the conventions and has outputs")
+    p.add_argument("notebooks", nargs="+")
+    p.set_defaults(func=cmd_book_check)
+    p = book.add_parser("smoke", help="execute notebooks at the smoke preset into a temporary folder")
+    p.add_argument("notebooks", nargs="+")
+    p.add_argument("--out", default=None, help="folder for the executed copies and results (default: a temp folder)")
+    p.set_defaults(func=cmd_book_smoke)
     return parser
+
+
+def cmd_book_check(args) -> int:
+    from reproducer.notebook import check_conventions, check_outputs
+
+    for path in args.notebooks:
+        check_conventions(path)
+    check_outputs(args.notebooks)
+    print(f"{len(args.notebooks)} notebooks: conventions followed, outputs committed.")
+    return 0
+
+
+def cmd_book_smoke(args) -> int:
+    from reproducer.notebook import smoke
+
+    t0 = time.perf_counter()
+    seconds = smoke(args.notebooks, args.out)
+    print(f"smoke: {len(seconds)} notebooks in {time.perf_counter() - t0:.1f} s")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

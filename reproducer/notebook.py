@@ -1,0 +1,196 @@
+"""Conventions shared by every notebook of the book: presets, seeds, the results store, one plot style.
+
+A notebook's first code cell is tagged ``parameters`` (so ``papermill --help-notebook`` lists it) and
+starts with ``preset``; its next cell calls :func:`start`::
+
+    run = start("00_data", preset, seed=seed, retrain=retrain)
+    stats = run.json("corpus_stats", lambda: compute_stats())      # reused when present
+    table = run.frame("benchmarks", lambda: build_table())          # CSV
+
+Results live in ``results/<notebook>/<preset>/`` (``REPRODUCER_RESULTS_DIR`` overrides ``results/``):
+metrics as JSON, curves and tables as CSV. They are written atomically and reused on the next run
+unless ``retrain=True``, so re-executing a notebook to rebuild its prose or plots costs seconds.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from reproducer.errors import ReproducerError
+from reproducer.io import atomic_path, write_json
+from reproducer.runtime import seed_everything
+
+PRESETS = ("smoke", "default", "paper")
+_CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def results_root() -> Path:
+    """``REPRODUCER_RESULTS_DIR``, else the checkout's ``results/``, else ``./results``."""
+    env = os.environ.get("REPRODUCER_RESULTS_DIR")
+    if env:
+        return Path(env).expanduser().resolve()
+    if (_CHECKOUT / "pyproject.toml").is_file():
+        return _CHECKOUT / "results"
+    return Path.cwd() / "results"
+
+
+def check_preset(preset: str) -> str:
+    """Return ``preset`` if it is one of :data:`PRESETS`, else raise with the choices."""
+    if preset not in PRESETS:
+        raise ReproducerError(f"Unknown preset {preset!r}; choose one of {', '.join(PRESETS)}.")
+    return preset
+
+
+def set_style() -> None:
+    """The book's one plotting style: seaborn whitegrid, colour-blind palette, readable sizes."""
+    import matplotlib as mpl
+    import seaborn as sns
+
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
+    mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6),
+                         "axes.titlesize": "medium", "axes.titleweight": "bold", "legend.frameon": False})
+
+
+@dataclass
+class NotebookRun:
+    """One execution of a notebook at one preset: where its results go and whether to recompute them."""
+
+    notebook: str
+    preset: str
+    seed: int = 0
+    retrain: bool = False
+
+    @property
+    def dir(self) -> Path:
+        return results_root() / self.notebook / self.preset
+
+    def path(self, name: str) -> Path:
+        return self.dir / name
+
+    def _cached(self, path: Path, compute: Callable[[], Any], load: Callable[[Path], Any],
+                save: Callable[[Path, Any], None]) -> Any:
+        if path.is_file() and not self.retrain:
+            print(f"[reused] {path.relative_to(results_root().parent)}")
+            return load(path)
+        t0 = time.perf_counter()
+        value = compute()
+        save(path, value)
+        print(f"[computed in {time.perf_counter() - t0:.1f} s] {path.relative_to(results_root().parent)}")
+        return value
+
+    def json(self, name: str, compute: Callable[[], Any]) -> Any:
+        """``results/<notebook>/<preset>/<name>.json``: loaded if present (unless ``retrain``), else computed."""
+        return self._cached(self.path(f"{name}.json"), compute,
+                            lambda p: json.loads(p.read_text(encoding="utf-8")), write_json)
+
+    def frame(self, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """The same for a table, stored as ``<name>.csv`` (the index is not stored: keep keys in columns)."""
+
+        def save(path: Path, df: pd.DataFrame) -> None:
+            if not isinstance(df, pd.DataFrame):
+                raise ReproducerError(f"{name}: expected a DataFrame, got {type(df).__name__}.")
+            with atomic_path(path) as tmp:
+                df.to_csv(tmp, index=False)
+
+        return self._cached(self.path(f"{name}.csv"), compute, pd.read_csv, save)
+
+    def save_figure(self, fig, name: str) -> Path:
+        """Also keep a figure as ``<name>.png`` next to the numbers it shows."""
+        path = self.path(f"{name}.png")
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format="png", bbox_inches="tight")
+        return path
+
+
+def start(notebook: str, preset: str, *, seed: int = 0, retrain: bool = False) -> NotebookRun:
+    """Validate the preset, seed everything, set the plot style; return the run's results store."""
+    run = NotebookRun(notebook, check_preset(preset), seed, retrain)
+    seed_everything(seed)
+    set_style()
+    print(f"{notebook}: preset={preset} seed={seed} retrain={retrain} results={run.dir}")
+    return run
+
+
+def _code_cells(nb) -> list:
+    return [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+
+
+def check_outputs(paths: list[str | Path]) -> None:
+    """Raise unless every notebook was executed and committed with outputs (what ``make book`` shows:
+    the book is built with execution off)."""
+    import nbformat
+
+    problems = []
+    for path in map(Path, paths):
+        nb = nbformat.read(path, as_version=4)
+        cells = _code_cells(nb)
+        unexecuted = [i for i, c in enumerate(cells) if c.get("execution_count") is None]
+        errors = [i for i, c in enumerate(cells) if any(o.get("output_type") == "error" for o in c.outputs)]
+        if not cells or len(unexecuted) == len(cells):
+            problems.append(f"{path}: has no outputs (never executed)")
+        elif unexecuted:
+            problems.append(f"{path}: code cells {unexecuted} were not executed")
+        if errors:
+            problems.append(f"{path}: code cells {errors} end in an error")
+    if problems:
+        raise ReproducerError("The book is built from the notebooks' committed outputs, and\n  "
+                              + "\n  ".join(problems)
+                              + "\nRun `make reproduce` (or papermill on that notebook with -p preset default) first.")
+
+
+def check_conventions(path: str | Path) -> dict:
+    """The book's notebook conventions, checked: the first code cell is tagged ``parameters`` and
+    starts with ``preset``; returns the parameters papermill infers (name -> type, default, help)."""
+    import nbformat
+    from papermill import inspect_notebook
+
+    cells = _code_cells(nbformat.read(path, as_version=4))
+    if not cells or "parameters" not in cells[0].metadata.get("tags", []):
+        raise ReproducerError(f"{path}: the first code cell must be tagged 'parameters'.")
+    params = inspect_notebook(str(path))
+    if not params or next(iter(params)) != "preset":
+        raise ReproducerError(f"{path}: the first parameter must be `preset`.")
+    missing = [n for n, p in params.items() if p["inferred_type_name"] == "None" or not p["help"]]
+    if missing:
+        raise ReproducerError(f"{path}: parameters without a type annotation or comment: {missing}.")
+    return {n: {"type": p["inferred_type_name"], "default": p["default"], "help": p["help"]}
+            for n, p in params.items()}
+
+
+def smoke(paths: list[str | Path], out_dir: str | Path | None = None) -> dict[str, float]:
+    """Execute each notebook at the ``smoke`` preset into ``out_dir`` (a temporary folder by default),
+    with results in a fresh results store there; the committed notebooks and results are untouched.
+    Returns seconds per notebook; raises on the first failure, naming the notebook and the output copy."""
+    import tempfile
+
+    import papermill as pm
+
+    out = Path(out_dir or tempfile.mkdtemp(prefix="reproducer-smoke-"))
+    out.mkdir(parents=True, exist_ok=True)
+    seconds: dict[str, float] = {}
+    old = os.environ.get("REPRODUCER_RESULTS_DIR")
+    os.environ["REPRODUCER_RESULTS_DIR"] = str(out / "results")
+    try:
+        for path in map(Path, paths):
+            check_conventions(path)
+            target = out / path.name
+            t0 = time.perf_counter()
+            try:
+                pm.execute_notebook(str(path), str(target), parameters={"preset": "smoke"},
+                                    cwd=str(path.parent), progress_bar=False)
+            except Exception as e:  # papermill raises PapermillExecutionError with the cell's traceback
+                raise ReproducerError(f"{path} failed at the smoke preset (executed copy: {target}):\n{e}") from e
+            seconds[path.name] = time.perf_counter() - t0
+            print(f"smoke {path.name}: {seconds[path.name]:.1f} s", flush=True)
+    finally:
+        if old is None:
+            os.environ.pop("REPRODUCER_RESULTS_DIR", None)
+        else:
+            os.environ["REPRODUCER_RESULTS_DIR"] = old
+    return seconds

@@ -1,0 +1,112 @@
+"""The notebook conventions: presets, the results store, the output and parameter checks."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from reproducer.errors import ReproducerError
+from reproducer.notebook import NotebookRun, check_conventions, check_outputs, check_preset, start
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.fixture()
+def results(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    return tmp_path / "results"
+
+
+def test_presets():
+    assert [check_preset(p) for p in ("smoke", "default", "paper")] == ["smoke", "default", "paper"]
+    with pytest.raises(ReproducerError, match="smoke, default, paper"):
+        check_preset("fast")
+
+
+def test_results_are_computed_once_then_reused(results):
+    run = start("nb", "smoke", seed=3)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"score": 0.5}
+
+    assert run.json("metrics", compute) == {"score": 0.5}
+    assert run.json("metrics", compute) == {"score": 0.5}
+    assert len(calls) == 1
+    assert (results / "nb" / "smoke" / "metrics.json").is_file()
+    assert not list((results / "nb" / "smoke").glob("*.part"))
+    again = NotebookRun("nb", "smoke", retrain=True)
+    again.json("metrics", compute)
+    assert len(calls) == 2
+
+
+def test_frames_round_trip_and_are_per_preset(results):
+    df = pd.DataFrame({"task": ["MR", "CR"], "acc": [70.1, 71.5]})
+    smoke, default = NotebookRun("nb", "smoke"), NotebookRun("nb", "default")
+    pd.testing.assert_frame_equal(smoke.frame("table", lambda: df), df)
+    pd.testing.assert_frame_equal(smoke.frame("table", lambda: None), df)  # reused: compute not called
+    with pytest.raises(ReproducerError, match="expected a DataFrame"):
+        default.frame("table", lambda: {"not": "a frame"})
+
+
+def _notebook(params: str, executed: bool = True, error: bool = False, tag: str = "parameters"):
+    nb = new_notebook(cells=[new_markdown_cell("# title"), new_code_cell(params), new_code_cell("x = 1")])
+    nb.cells[1].metadata["tags"] = [tag]
+    if executed:
+        for i, c in enumerate(nb.cells[1:], 1):
+            c.execution_count = i
+        nb.cells[2].outputs = [new_output("error", ename="E", evalue="boom", traceback=[])] if error else []
+    return nb
+
+
+GOOD = 'preset: str = "default"  # smoke | default | paper\nseed: int = 0  # the seed\n'
+
+
+@pytest.mark.parametrize("params, tag, message", [
+    (GOOD, "other", "tagged 'parameters'"),
+    ('seed: int = 0  # the seed\npreset: str = "default"  # which\n', "parameters", "first parameter must be `preset`"),
+    ('preset: str = "default"  # which\nseed = 0\n', "parameters", "without a type annotation or comment"),
+])
+def test_conventions_are_enforced(tmp_path, params, tag, message):
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(_notebook(params, tag=tag), path)
+    with pytest.raises(ReproducerError, match=message):
+        check_conventions(path)
+
+
+def test_conventions_report_the_parameters(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(_notebook(GOOD), path)
+    params = check_conventions(path)
+    assert list(params) == ["preset", "seed"] and params["seed"]["type"] == "int"
+
+
+def test_outputs_check_names_the_notebook_and_the_fix(tmp_path):
+    fresh, failed, done = tmp_path / "fresh.ipynb", tmp_path / "failed.ipynb", tmp_path / "done.ipynb"
+    nbformat.write(_notebook(GOOD, executed=False), fresh)
+    nbformat.write(_notebook(GOOD, error=True), failed)
+    nbformat.write(_notebook(GOOD), done)
+    check_outputs([done])
+    with pytest.raises(ReproducerError) as e:
+        check_outputs([fresh, failed, done])
+    assert "fresh.ipynb: has no outputs" in str(e.value)
+    assert "failed.ipynb: code cells [1] end in an error" in str(e.value)
+    assert "make reproduce" in str(e.value)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_committed_notebooks_follow_the_conventions(path):
+    params = check_conventions(path)
+    assert {"preset", "seed", "retrain"} <= set(params)
+    assert params["preset"]["default"] == '"default"'
+    check_outputs([path])
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata["papermill"]["parameters"]["preset"] == "default", "committed outputs must be the default preset"
+
+
+def test_the_book_has_notebooks():
+    assert [p.name for p in NOTEBOOKS][:2] == ["00_data.ipynb", "00b_baselines.ipynb"]
