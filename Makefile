@@ -9,11 +9,16 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup data book test clean-book help
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+OFFLINE  := book/_offline
+
+.PHONY: setup data offline book reproduce smoke test clean-book help
 
 help:
-	@echo "make book   set up, fetch data, build the book into _build/html"
-	@echo "make test   set up, fetch data, run the tests"
+	@echo "make book       set up, fetch data, build the book into _build/html from the committed notebook outputs"
+	@echo "make reproduce  execute every notebook in order at the default preset, in place (minutes to hours)"
+	@echo "make smoke      execute every notebook at the smoke preset into a temporary folder"
+	@echo "make test       set up, fetch data, smoke-run the notebooks, build the book, run the tests"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,11 +30,35 @@ setup: $(STAMP)
 data: setup
 	$(BIN)/python -m reproducer data fetch all
 
-book: data
+# MathJax, require.js and the widgets HTML manager, from npm, served by the book itself (no CDN).
+# Not in _static: Jupyter Book injects every .js found there into every page.
+$(OFFLINE)/.stamp: book/package.json book/package-lock.json book/widgets_config.js
+	cd book && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(OFFLINE) && mkdir -p $(OFFLINE)/mathjax $(OFFLINE)/widgets
+	cp -r book/node_modules/mathjax/es5 $(OFFLINE)/mathjax/
+	cp book/node_modules/requirejs/require.js $(OFFLINE)/require.js
+	cp book/widgets_config.js $(OFFLINE)/widgets/config.js
+	cd book/node_modules/@jupyter-widgets/html-manager/dist && \
+	  cp embed-amd.js *.woff *.woff2 *.ttf *.eot *.svg ../../../../_offline/widgets/
+	touch $@
+
+offline: $(OFFLINE)/.stamp
+
+book: data offline
+	$(BIN)/python -m reproducer book check $(NOTEBOOKS)
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 	@echo "The book is in _build/html/index.html"
 
-test: data
+reproduce: data
+	@for nb in $(NOTEBOOKS); do \
+	  echo "== $$nb (default preset)"; \
+	  $(BIN)/papermill $$nb $$nb -p preset default --cwd notebooks --log-output || exit 1; \
+	done
+
+smoke: data
+	$(BIN)/python -m reproducer book smoke $(NOTEBOOKS)
+
+test: smoke book
 	$(BIN)/python -m pytest
 
 clean-book:

@@ -150,7 +150,10 @@ def check_conventions(path: str | Path) -> dict:
     import nbformat
     from papermill import inspect_notebook
 
-    cells = _code_cells(nbformat.read(path, as_version=4))
+    nb = nbformat.read(path, as_version=4)
+    if not nb.metadata.get("kernelspec", {}).get("name"):
+        raise ReproducerError(f"{path}: no kernelspec in the notebook's metadata (papermill needs one).")
+    cells = _code_cells(nb)
     if not cells or "parameters" not in cells[0].metadata.get("tags", []):
         raise ReproducerError(f"{path}: the first code cell must be tagged 'parameters'.")
     params = inspect_notebook(str(path))

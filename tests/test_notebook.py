@@ -54,7 +54,8 @@ def test_frames_round_trip_and_are_per_preset(results):
 
 
 def _notebook(params: str, executed: bool = True, error: bool = False, tag: str = "parameters"):
-    nb = new_notebook(cells=[new_markdown_cell("# title"), new_code_cell(params), new_code_cell("x = 1")])
+    nb = new_notebook(cells=[new_markdown_cell("# title"), new_code_cell(params), new_code_cell("x = 1")],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     nb.cells[1].metadata["tags"] = [tag]
     if executed:
         for i, c in enumerate(nb.cells[1:], 1):
@@ -76,6 +77,14 @@ def test_conventions_are_enforced(tmp_path, params, tag, message):
     nbformat.write(_notebook(params, tag=tag), path)
     with pytest.raises(ReproducerError, match=message):
         check_conventions(path)
+
+
+def test_a_notebook_without_a_kernel_is_refused(tmp_path):
+    nb = _notebook(GOOD)
+    nb.metadata.pop("kernelspec")
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    with pytest.raises(ReproducerError, match="no kernelspec"):
+        check_conventions(tmp_path / "nb.ipynb")
 
 
 def test_conventions_report_the_parameters(tmp_path):

@@ -1,7 +1,7 @@
-"""Sentence splitting and word tokenization, matched to the SentEval data.
+r"""Sentence splitting and word tokenization, matched to the SentEval data.
 
 SentEval's classification files (MR, CR, SUBJ, MPQA, TREC) use Penn-Treebank conventions:
-``does n't``, ``'s``, ````...''`` quotes, ``--`` dashes. NLTK's Treebank-style word tokenizer
+``does n't``, ``'s``, :literal:`\`\`...''` quotes, ``--`` dashes. NLTK's Treebank-style word tokenizer
 (``NLTKWordTokenizer``, which needs no downloaded model) reproduces them: re-tokenizing MR gives back
 97.2% of its lines unchanged, against 63% for sacremoses' Moses tokenizer (which writes ``does n 't``
 and ``' s``), so the corpus and the benchmarks share one vocabulary. Sentences are split with
@@ -65,7 +65,7 @@ def _treebank() -> NLTKWordTokenizer:
 
 
 def tokenize(sentence: str, *, lowercase: bool = False) -> list[str]:
-    """Treebank-style tokens of one sentence (``do n't``, ``'s``, ````...''``)."""
+    r"""Treebank-style tokens of one sentence (``do n't``, ``'s``, :literal:`\`\`...''`)."""
     text = normalize(sentence)
     if lowercase:
         text = text.lower()

@@ -42,7 +42,7 @@ class ClassifierConfig:
 
 
 def pair_features(u: np.ndarray, v: np.ndarray, *, with_uv: bool = False) -> np.ndarray:
-    """[|u - v|, u * v] (Tai et al. 2015; Kiros et al. 2015), optionally preceded by [u, v]."""
+    """``[|u - v|, u * v]`` (Tai et al. 2015; Kiros et al. 2015), optionally preceded by ``[u, v]``."""
     parts = ([u, v] if with_uv else []) + [np.abs(u - v), u * v]
     return np.concatenate(parts, axis=1)
 

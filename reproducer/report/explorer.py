@@ -15,6 +15,7 @@ Logeswaran & Lee 2018 Table 5).
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -83,6 +84,12 @@ def neighbour_frame(indexes: list[NeighbourIndex], queries: list[str], k: int = 
     return pd.DataFrame(rows, columns=["query", "encoder", "rank", "neighbour", "cosine"])
 
 
+_STYLE = ("<style>.nn-table{border-collapse:collapse;font-size:88%;line-height:1.35;table-layout:fixed;width:100%}"
+          ".nn-table td,.nn-table th{vertical-align:top;padding:4px 6px;border-bottom:1px solid #ddd;text-align:left}"
+          ".nn-table th:first-child{width:2em}"
+          ".nn-cos{font-family:monospace;background:#eef;border-radius:3px;padding:0 3px;margin-right:3px}</style>")
+
+
 def neighbours_html(frame: pd.DataFrame, display: Callable[[str], str] | None = None) -> str:
     """One query's neighbours (rows of :func:`neighbour_frame`) as an HTML table: rank down,
     encoders across, each cell a neighbour and its cosine. ``display`` maps a sentence to the text shown
@@ -100,9 +107,9 @@ def neighbours_html(frame: pd.DataFrame, display: Callable[[str], str] | None = 
                         if (e, r) in cell else "<td></td>" for e in encoders)
         rows.append(f"<tr><th>{r}</th>{cells}</tr>")
     query = str(queries[0])
-    return (f'<div class="nn-result" data-query="{html.escape(query, quote=True)}">'
+    return (f'<div class="nn-result" data-query="{html.escape(query, quote=True)}">{_STYLE}'
             f"<p><b>Query:</b> {html.escape(display(query))}</p>"
-            '<table class="nn-table" style="border-collapse:collapse;font-size:90%">'
+            '<table class="nn-table">'
             f"<thead><tr><th>#</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
@@ -119,9 +126,10 @@ def static_explorer(frame: pd.DataFrame, display: Callable[[str], str] | None = 
     pick = w.Dropdown(options=labels, value=0, description="Query", layout=w.Layout(width="95%"))
     pages = w.Stack([w.HTML(neighbours_html(frame[frame["query"] == q], display)) for q in queries],
                     selected_index=0)
-    w.jslink((pick, "index"), (pages, "selected_index"))
+    link = w.jslink((pick, "index"), (pages, "selected_index"))
     box = w.VBox([pick, w.HTML(f"<small>{html.escape(note)}</small>"), pages] if note else [pick, pages])
     box.add_class("nn-explorer")
+    box.link = link  # the browser-side link that switches the tables
     return box
 
 
@@ -174,8 +182,8 @@ def held_out_pool(size: int, queries: int, *, config=None, seed: int = 0, min_wo
 
 
 def readable(sentence: str) -> str:
-    """A tokenized, lower-cased corpus sentence made readable: detokenized, first letter capitalised."""
+    """A tokenized, lower-cased corpus sentence made readable: detokenized, first letter and "I" capitalised."""
     from nltk.tokenize.treebank import TreebankWordDetokenizer
 
-    text = TreebankWordDetokenizer().detokenize(sentence.split())
-    return text[:1].upper() + text[1:]
+    text = re.sub(r"\bi\b", "I", TreebankWordDetokenizer().detokenize(sentence.split()))
+    return re.sub(r"^([^A-Za-z]*)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)

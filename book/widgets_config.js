@@ -1,0 +1,8 @@
+// Loaded between require.js and the widgets HTML manager (see nb_ipywidgets_js in _config.yml).
+// The manager's bundled modules locate their fonts relative to their own module URL; point every
+// @jupyter-widgets module at _static/widgets/ (where the Makefile copies the bundle and its fonts),
+// relative to this page's depth, instead of a CDN or the page's own folder.
+(function () {
+  var widgets = (document.documentElement.dataset.content_root || "./") + "_static/widgets";
+  require.config({ paths: { "@jupyter-widgets/html-manager/dist": widgets, "@jupyter-widgets": widgets } });
+})();

@@ -1,0 +1,34 @@
+"""The benchmark inventory shown in the data chapter."""
+from __future__ import annotations
+
+from reproducer.evaluate import TASKS
+from reproducer.report.benchmarks import REPORTED_BY, benchmark_table, sample_records, sentence_lengths, split_sizes
+
+
+def test_every_task_says_who_reports_it():
+    assert set(REPORTED_BY) == set(TASKS)
+    assert "Wieting 2016" in REPORTED_BY["PPDB"] and REPORTED_BY["STSB"] == ("Tang 2019",)
+
+
+def test_split_sizes():
+    assert split_sizes({"train": [1, 2], "test": [3]}) == {"train": 2, "test": 1}
+    assert split_sizes([1, 2, 3]) == {"all": 3}
+
+
+def test_benchmark_table_has_the_published_sizes():
+    table = benchmark_table({n: TASKS[n] for n in ("MR", "TREC", "STS12", "SICK-R")}).set_index("task")
+    assert table.loc["MR", "records"] == 10_662
+    assert table.loc["TREC", "splits"] == "train 5,452, test 500"
+    assert table.loc["STS12", "records"] == 3_108 and table.loc["SICK-R", "metric"] == "pearson"
+
+
+def test_samples_are_reproducible_and_labelled():
+    a, b = sample_records(TASKS["SICK-R"], 4, seed=1), sample_records(TASKS["SICK-R"], 4, seed=1)
+    assert a.equals(b) and len(a) == 4 and "|||" in a.text[0]
+    assert a.label.between(1, 5).all()
+    assert sample_records(TASKS["MR"], 2, seed=1).label.isin([0, 1]).all()
+
+
+def test_sentence_lengths_sample():
+    lengths = sentence_lengths(TASKS["TREC"], n=300, seed=0)
+    assert len(lengths) == 300 and min(lengths) >= 1
