@@ -1,0 +1,112 @@
+"""Training batches from the corpus: token ids in flat arrays, consecutive-sentence triples inside a book.
+
+A batch is a pure function of ``(seed, step)``: epoch ``e`` visits the valid positions in the order of
+``np.random.default_rng([seed, e]).permutation``. The trainer can therefore resume at any step with
+nothing but the step number, and an interrupted run gives the same batches as an uninterrupted one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+import torch
+
+from reproducer.data.vocab import Vocabulary
+from reproducer.errors import ReproducerError
+
+
+class TokenizedCorpus:
+    """A corpus split as vocabulary ids: ``ids[offsets[i]:offsets[i+1]]`` is sentence ``i``."""
+
+    def __init__(self, ids: np.ndarray, offsets: np.ndarray, book_spans: list[tuple[int, int, int]]):
+        self.ids, self.offsets, self.book_spans = ids, offsets, book_spans
+
+    @classmethod
+    def from_corpus(cls, corpus, vocab: Vocabulary) -> "TokenizedCorpus":
+        lengths = np.fromiter((s.count(" ") + 1 if s else 0 for s in corpus.sentences), dtype=np.int64,
+                              count=len(corpus.sentences))
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        stoi, unk = vocab.stoi, vocab.unk_id
+        ids = np.fromiter((stoi.get(t, unk) for s in corpus.sentences for t in s.split(" ") if s),
+                          dtype=np.int32, count=int(offsets[-1]))
+        return cls(ids, offsets, list(corpus.book_spans))
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def sentence(self, i: int, max_len: int | None = None) -> np.ndarray:
+        start, end = self.offsets[i], self.offsets[i + 1]
+        if max_len is not None:
+            end = min(end, start + max_len)
+        return self.ids[start:end]
+
+    def triple_centres(self) -> np.ndarray:
+        """Positions ``i`` whose previous and next sentences are in the same book (never across books)."""
+        centres = [np.arange(start + 1, end - 1) for _, start, end in self.book_spans if end - start >= 3]
+        if not centres:
+            raise ReproducerError("No book has three sentences: nothing to train on.")
+        return np.concatenate(centres)
+
+
+def pad(seqs: list[np.ndarray], *, bos: int | None = None, eos: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded id matrix (pad id 0) and lengths, optionally with ``bos`` before / ``eos`` after."""
+    pre, post = ([bos] if bos is not None else []), ([eos] if eos is not None else [])
+    rows = [pre + s.tolist() + post for s in seqs]
+    lengths = torch.tensor([max(len(r), 1) for r in rows])
+    out = torch.zeros(len(rows), int(lengths.max()), dtype=torch.long)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+    return out, lengths
+
+
+@dataclass
+class TripleBatch:
+    """Centre sentences (``ids``, ``lengths``) and their neighbours as decoder input/target pairs:
+    ``prev_in`` = ``<s> w_1 .. w_n``, ``prev_out`` = ``w_1 .. w_n </s>`` (likewise ``next_*``)."""
+
+    ids: torch.Tensor
+    lengths: torch.Tensor
+    prev_in: torch.Tensor
+    prev_out: torch.Tensor
+    next_in: torch.Tensor
+    next_out: torch.Tensor
+
+    def to(self, device) -> "TripleBatch":
+        return TripleBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+
+class TripleSampler:
+    """``batch(step)``: ``batch_size`` random centre sentences with their neighbours, deterministic in
+    ``(seed, step)``; sentences are cut to ``max_len`` tokens (Kiros et al.'s code used 30)."""
+
+    def __init__(self, corpus: TokenizedCorpus, vocab: Vocabulary, batch_size: int, *, max_len: int = 30,
+                 seed: int = 0):
+        self.corpus, self.batch_size, self.max_len, self.seed = corpus, batch_size, max_len, seed
+        self.bos, self.eos = vocab.bos_id, vocab.eos_id
+        self.centres = corpus.triple_centres()
+        if len(self.centres) < batch_size:
+            raise ReproducerError(f"Only {len(self.centres)} training triples for a batch of {batch_size}.")
+        self.steps_per_epoch = len(self.centres) // batch_size
+        self._epoch, self._order = -1, None
+
+    def positions(self, step: int) -> np.ndarray:
+        epoch, k = divmod(step, self.steps_per_epoch)
+        if epoch != self._epoch:
+            self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.centres)
+        return self._order[k * self.batch_size:(k + 1) * self.batch_size]
+
+    def batch(self, step: int) -> TripleBatch:
+        centre = self.positions(step)
+        get = self.corpus.sentence
+        ids, lengths = pad([get(i, self.max_len) for i in centre])
+        prev = [get(i - 1, self.max_len) for i in centre]
+        nxt = [get(i + 1, self.max_len) for i in centre]
+        prev_in, _ = pad(prev, bos=self.bos)
+        prev_out, _ = pad(prev, eos=self.eos)
+        next_in, _ = pad(nxt, bos=self.bos)
+        next_out, _ = pad(nxt, eos=self.eos)
+        return TripleBatch(ids, lengths, prev_in, prev_out, next_in, next_out)

@@ -1,0 +1,88 @@
+"""Recurrent sentence encoders: one configurable GRU module for uni- and bidirectional encoders.
+
+Kiros et al. (2015), section 2: the encoder is a GRU over word embeddings whose last hidden state is the
+sentence vector (Eq. 1-4 with the standard GRU gates). *uni-skip* is one GRU of width H; *bi-skip* a
+forward and a backward GRU of width H each, their last states concatenated (2H). The same module serves
+Quick-Thoughts' f and g encoders and the f view of consensus maximisation.
+
+Initialisation as Kiros et al.: word embeddings U[-0.1, 0.1], recurrent matrices orthogonal, input
+matrices U[-0.1, 0.1], biases 0. (Quick-Thoughts' Xavier init is a later option.)
+
+Parameter count (PyTorch keeps two bias vectors per GRU, ``b_ih`` and ``b_hh``):
+``V*W + D * 3H(W + H + 2)`` with ``D`` = 1 or 2 directions.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+from reproducer.errors import ReproducerError
+
+
+@dataclass(frozen=True)
+class RecurrentConfig:
+    """Sizes of a recurrent encoder: vocabulary V, word dimension W, hidden size H per direction."""
+
+    vocab_size: int
+    word_dim: int = 620
+    hidden: int = 2400
+    bidirectional: bool = False
+
+    @property
+    def output_dim(self) -> int:
+        return self.hidden * (2 if self.bidirectional else 1)
+
+    def parameter_count(self) -> int:
+        """``V*W + D * 3H(W + H + 2)``: embeddings plus D GRUs (two bias vectors each, as PyTorch)."""
+        directions = 2 if self.bidirectional else 1
+        v, w, h = self.vocab_size, self.word_dim, self.hidden
+        return v * w + directions * 3 * h * (w + h + 2)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def init_gru_(gru: nn.GRU | nn.GRUCell, scale: float = 0.1) -> None:
+    """Kiros et al.'s init: orthogonal recurrent blocks (one per gate), U[-scale, scale] inputs, zero biases."""
+    for name, p in gru.named_parameters():
+        if name.startswith("weight_hh"):
+            for block in p.data.chunk(3, dim=0):  # reset, update, candidate
+                nn.init.orthogonal_(block)
+        elif name.startswith("weight_ih"):
+            nn.init.uniform_(p, -scale, scale)
+        else:
+            nn.init.zeros_(p)
+
+
+class RecurrentEncoder(nn.Module):
+    """Token ids ``(B, T)`` and lengths ``(B,)`` -> sentence vectors ``(B, output_dim)``: the last hidden
+    state of the GRU (of each direction, concatenated). Padding (id 0) never changes a vector: sequences
+    are packed, so the GRU stops at each sentence's own length."""
+
+    def __init__(self, config: RecurrentConfig):
+        super().__init__()
+        self.config = config
+        self.embed = nn.Embedding(config.vocab_size, config.word_dim, padding_idx=0)
+        self.rnn = nn.GRU(config.word_dim, config.hidden, batch_first=True, bidirectional=config.bidirectional)
+        nn.init.uniform_(self.embed.weight, -0.1, 0.1)
+        with torch.no_grad():
+            self.embed.weight[0].zero_()
+        init_gru_(self.rnn)
+
+    @property
+    def output_dim(self) -> int:
+        return self.config.output_dim
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return self.encode_embedded(self.embed(ids), lengths)
+
+    def encode_embedded(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """The same from word vectors ``(B, T, W)`` (used after vocabulary expansion)."""
+        if (lengths < 1).any():
+            raise ReproducerError("Every sentence needs at least one token (empty sentences get <unk>).")
+        packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        _, h_n = self.rnn(packed)  # (directions, B, H), in the original batch order
+        return torch.cat(list(h_n), dim=-1)

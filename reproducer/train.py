@@ -1,0 +1,135 @@
+"""One trainer for every model of the book: Adam, gradient-norm clipping, a step and/or time budget,
+checkpoints with exact resume, and periodic evaluation logged as (seconds, step, scores).
+
+The model is any ``nn.Module`` whose ``forward(batch)`` returns the scalar loss; ``batches(step)`` must
+be a pure function of the step (see :mod:`reproducer.data.batches`), so that resuming from a checkpoint
+replays exactly the batches an uninterrupted run would have seen. The clock counts training time only
+(evaluation and checkpointing are excluded), which is what training-time curves plot.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+from tqdm.auto import tqdm
+
+from reproducer.errors import ReproducerError
+from reproducer.io import atomic_path
+from reproducer.runtime import default_device, seed_everything
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimiser and budget. Training stops at ``max_steps`` or ``max_seconds``, whichever comes first."""
+
+    lr: float = 1e-3
+    clip: float = 10.0  # gradient-norm clipping (Kiros et al.: 10)
+    max_steps: int | None = None
+    max_seconds: float | None = None
+    log_every: int = 10  # steps between loss records
+    eval_every: float | None = None  # training seconds between evaluations (None: only at the end)
+    checkpoint_every: int = 200  # steps between checkpoints
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.max_steps is None and self.max_seconds is None:
+            raise ReproducerError("Give a budget: max_steps and/or max_seconds.")
+
+
+@dataclass
+class TrainLog:
+    """What a run recorded: loss records and evaluation records, each with ``step`` and ``seconds``."""
+
+    losses: list[dict] = field(default_factory=list)
+    evals: list[dict] = field(default_factory=list)
+    step: int = 0
+    seconds: float = 0.0
+    examples: int = 0
+
+    @property
+    def examples_per_second(self) -> float:
+        return self.examples / self.seconds if self.seconds else float("nan")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _save(path: Path, model, optimizer, log: TrainLog, config: TrainConfig) -> None:
+    state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "log": log.to_dict(),
+             "config": asdict(config)}
+    with atomic_path(path) as tmp:
+        torch.save(state, tmp)
+
+
+def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainConfig, *,
+          checkpoint: str | Path | None = None, evaluate: Callable[[], dict[str, float]] | None = None,
+          device=None, progress: bool = True, desc: str = "train") -> TrainLog:
+    """Train ``model`` on ``batches(step)`` under ``config``; resume from ``checkpoint`` when it exists.
+
+    ``evaluate()`` (called with the model in eval mode) returns scores logged with the step and the
+    training seconds so far, every ``eval_every`` seconds and at the end.
+    """
+    device = default_device(device)
+    seed_everything(config.seed)
+    model.to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    log = TrainLog()
+    path = Path(checkpoint) if checkpoint else None
+    if path and path.is_file():
+        state = torch.load(path, map_location=device, weights_only=True)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        log = TrainLog(**state["log"])
+    next_eval = (log.evals[-1]["seconds"] + config.eval_every) if (config.eval_every and log.evals) else config.eval_every
+
+    def done() -> bool:
+        return ((config.max_steps is not None and log.step >= config.max_steps)
+                or (config.max_seconds is not None and log.seconds >= config.max_seconds))
+
+    def run_eval() -> None:
+        if evaluate is None:
+            return
+        model.eval()
+        with torch.no_grad():
+            scores = evaluate()
+        model.train()
+        log.evals.append({"step": log.step, "seconds": log.seconds, **scores})
+
+    bar = tqdm(total=config.max_steps, initial=log.step, desc=desc, unit="step", disable=not progress)
+    model.train()
+    while not done():
+        t0 = time.perf_counter()
+        batch = batches(log.step)
+        batch = batch.to(device) if hasattr(batch, "to") else batch
+        loss = model(batch)
+        if not torch.isfinite(loss):
+            raise ReproducerError(f"The loss is {loss.item()} at step {log.step}: lower the learning rate "
+                                  f"(now {config.lr}) or check the batch.")
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+        optimizer.step()
+        log.seconds += time.perf_counter() - t0
+        log.step += 1
+        log.examples += len(batch)
+        if log.step % config.log_every == 0 or log.step == 1:
+            log.losses.append({"step": log.step, "seconds": log.seconds, "loss": loss.item()})
+            bar.set_postfix(loss=f"{loss.item():.3f}", rate=f"{log.examples_per_second:.0f}/s")
+        bar.update(1)
+        if next_eval is not None and log.seconds >= next_eval:
+            run_eval()
+            next_eval += config.eval_every
+        if path and log.step % config.checkpoint_every == 0:
+            _save(path, model, optimizer, log, config)
+    bar.close()
+    if evaluate is not None and (not log.evals or log.evals[-1]["step"] != log.step):
+        run_eval()
+    if path:
+        _save(path, model, optimizer, log, config)
+    if not math.isfinite(log.seconds):
+        raise ReproducerError("Training time is not finite.")
+    return log
