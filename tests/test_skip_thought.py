@@ -168,3 +168,18 @@ def test_a_nan_loss_is_an_error(toy):
 def test_a_budget_is_required():
     with pytest.raises(ReproducerError, match="budget"):
         TrainConfig()
+
+
+def test_sampled_softmax_candidates_cover_the_targets_and_equal_the_full_loss_when_complete(toy):
+    _, vocab, tok = toy
+    sampled = TripleSampler(tok, vocab, batch_size=3, seed=2, n_sampled=5).batch(4)
+    targets = set(sampled.prev_out.flatten().tolist() + sampled.next_out.flatten().tolist()) - {0}
+    assert targets <= set(sampled.candidates.tolist()) and 0 not in sampled.candidates.tolist()
+    assert torch.equal(sampled.candidates, sampled.candidates.sort().values)
+    model = _tiny_model(vocab)
+    full = TripleSampler(tok, vocab, batch_size=3, seed=2).batch(4)
+    assert full.candidates.numel() == 0
+    everything = TripleSampler(tok, vocab, batch_size=3, seed=2).batch(4)
+    everything.candidates = torch.arange(len(vocab))  # every word: the same softmax as the full one
+    torch.testing.assert_close(model(everything), model(full))
+    assert model(sampled).item() < model(full).item()  # fewer competitors, lower loss

@@ -6,7 +6,7 @@ nothing but the step number, and an interrupted run gives the same batches as an
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import torch
@@ -63,7 +63,9 @@ def pad(seqs: list[np.ndarray], *, bos: int | None = None, eos: int | None = Non
 @dataclass
 class TripleBatch:
     """Centre sentences (``ids``, ``lengths``) and their neighbours as decoder input/target pairs:
-    ``prev_in`` = ``<s> w_1 .. w_n``, ``prev_out`` = ``w_1 .. w_n </s>`` (likewise ``next_*``)."""
+    ``prev_in`` = ``<s> w_1 .. w_n``, ``prev_out`` = ``w_1 .. w_n </s>`` (likewise ``next_*``).
+    ``candidates``: sorted word ids of a sampled softmax (every target word of the batch plus random
+    ones), or empty for the exact softmax over the whole vocabulary."""
 
     ids: torch.Tensor
     lengths: torch.Tensor
@@ -71,6 +73,7 @@ class TripleBatch:
     prev_out: torch.Tensor
     next_in: torch.Tensor
     next_out: torch.Tensor
+    candidates: torch.Tensor = field(default_factory=lambda: torch.empty(0, dtype=torch.long))
 
     def to(self, device) -> "TripleBatch":
         return TripleBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
@@ -81,11 +84,14 @@ class TripleBatch:
 
 class TripleSampler:
     """``batch(step)``: ``batch_size`` random centre sentences with their neighbours, deterministic in
-    ``(seed, step)``; sentences are cut to ``max_len`` tokens (Kiros et al.'s code used 30)."""
+    ``(seed, step)``; sentences are cut to ``max_len`` tokens (Kiros et al.'s code used 30).
+    With ``n_sampled > 0`` each batch also carries softmax candidates: its target words plus
+    ``n_sampled`` words drawn uniformly from the vocabulary (also deterministic in the step)."""
 
     def __init__(self, corpus: TokenizedCorpus, vocab: Vocabulary, batch_size: int, *, max_len: int = 30,
-                 seed: int = 0):
+                 seed: int = 0, n_sampled: int = 0):
         self.corpus, self.batch_size, self.max_len, self.seed = corpus, batch_size, max_len, seed
+        self.vocab_size, self.n_sampled = len(vocab), n_sampled
         self.bos, self.eos = vocab.bos_id, vocab.eos_id
         self.centres = corpus.triple_centres()
         if len(self.centres) < batch_size:
@@ -109,4 +115,9 @@ class TripleSampler:
         prev_out, _ = pad(prev, eos=self.eos)
         next_in, _ = pad(nxt, bos=self.bos)
         next_out, _ = pad(nxt, eos=self.eos)
-        return TripleBatch(ids, lengths, prev_in, prev_out, next_in, next_out)
+        batch = TripleBatch(ids, lengths, prev_in, prev_out, next_in, next_out)
+        if self.n_sampled:
+            drawn = np.random.default_rng([self.seed, step, 1]).integers(4, self.vocab_size, self.n_sampled)
+            targets = torch.cat([prev_out.flatten(), next_out.flatten(), torch.from_numpy(drawn)])
+            batch.candidates = torch.unique(targets[targets != 0])  # sorted; padding is never a target
+        return batch

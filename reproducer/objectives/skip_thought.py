@@ -17,6 +17,11 @@ output matrix V (Eq. 8). Objective (Eq. 9), summed over the two neighbours::
 
 We minimise its negative averaged over the target tokens of each decoder (a per-token scale, so the
 learning rate does not depend on sentence length).
+
+**Deviation, optional**: on a CPU the exact softmax over a 20k vocabulary costs most of a training step.
+With sampled candidates in the batch (``TripleSampler(n_sampled=K)``) the softmax runs over the batch's
+target words plus K random words only (the target-vocabulary sampling of Jean et al. 2015, without
+their importance correction). The exact softmax stays the default and is what evaluation perplexities use.
 """
 from __future__ import annotations
 
@@ -101,10 +106,22 @@ class SkipThought(nn.Module):
         nn.init.uniform_(self.out.weight, -0.1, 0.1)
         nn.init.zeros_(self.out.bias)
 
-    def logits(self, decoder: ConditionalGRU, inputs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        return self.out(decoder(self.encoder.embed(inputs), h))
+    def logits(self, decoder: ConditionalGRU, inputs: torch.Tensor, h: torch.Tensor,
+               candidates: torch.Tensor | None = None) -> torch.Tensor:
+        """Decoder scores over the vocabulary, or over ``candidates`` (word ids) only."""
+        states = decoder(self.encoder.embed(inputs), h)
+        if candidates is None or not candidates.numel():
+            return self.out(states)
+        return states @ self.out.weight[candidates].T + self.out.bias[candidates]
 
     def forward(self, batch) -> torch.Tensor:
         h = self.encoder(batch.ids, batch.lengths)
-        return skip_thought_loss(self.logits(self.decode_prev, batch.prev_in, h), batch.prev_out,
-                                 self.logits(self.decode_next, batch.next_in, h), batch.next_out)
+        cand = batch.candidates if batch.candidates.numel() else None
+        if cand is None:
+            prev_out, next_out, pad = batch.prev_out, batch.next_out, 0
+        else:  # targets as positions in the candidate list; padding ignored
+            prev_out, next_out = (torch.where(t == 0, -100, torch.searchsorted(cand, t))
+                                  for t in (batch.prev_out, batch.next_out))
+            pad = -100
+        return skip_thought_loss(self.logits(self.decode_prev, batch.prev_in, h, cand), prev_out,
+                                 self.logits(self.decode_next, batch.next_in, h, cand), next_out, pad_id=pad)

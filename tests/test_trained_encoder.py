@@ -1,0 +1,94 @@
+"""Trained encoders behind the encoder contract: batching, vocabulary expansion, bundles, combine."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from reproducer.data.vectors import WordVectors
+from reproducer.data.vocab import SPECIALS, Vocabulary
+from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
+from reproducer.encoders.trained import ConcatEncoder, TokenEncoder, expand_embeddings, fit_linear_map, load_encoder
+from reproducer.errors import ReproducerError
+
+WORDS = ["the", "cat", "dog", "sat", "ran", "mat", "a", "on"]
+
+
+@pytest.fixture()
+def encoder():
+    torch.manual_seed(0)
+    vocab = Vocabulary(list(SPECIALS) + WORDS)
+    return TokenEncoder(RecurrentEncoder(RecurrentConfig(len(vocab), word_dim=6, hidden=5, bidirectional=True)),
+                        vocab, "toy")
+
+
+def test_encode_is_order_and_batch_independent(encoder):
+    sentences = ["The cat sat on the mat.", "a dog", "", "the unknownword ran"]
+    full = encoder.encode(sentences, batch_size=16)
+    assert full.shape == (4, 10) and full.dtype == np.float32
+    np.testing.assert_allclose(encoder.encode(sentences, batch_size=1), full, atol=1e-6)
+    np.testing.assert_allclose(encoder.encode(sentences[::-1], batch_size=3)[::-1], full, atol=1e-6)
+    assert encoder.ids("") == [encoder.vocab.unk_id]
+
+
+def test_linear_map_recovers_a_known_map():
+    rng = np.random.default_rng(0)
+    x, m = rng.normal(size=(50, 4)), rng.normal(size=(4, 3))
+    fitted, r2 = fit_linear_map(x, x @ m)
+    np.testing.assert_allclose(fitted, m, atol=1e-5)
+    assert r2 == pytest.approx(1.0)
+    with pytest.raises(ReproducerError, match="at least as many shared words"):
+        fit_linear_map(x[:3], (x @ m)[:3])
+
+
+def test_expansion_gives_a_new_word_a_vector_near_its_synonym(encoder):
+    """'kitten' is not in the training vocabulary; its word2vec-like vector is close to 'cat', so its
+    mapped embedding must be closest to the trained embedding of 'cat'."""
+    rng = np.random.default_rng(1)
+    table = encoder.module.embed.weight.detach().numpy()
+    source_dim = 4
+    m = rng.normal(size=(source_dim, 6))
+    words = WORDS + ["kitten", "puppy"]
+    src = rng.normal(size=(len(words), source_dim)).astype(np.float32)
+    src[words.index("kitten")] = src[words.index("cat")] + 0.01
+    src[words.index("puppy")] = src[words.index("dog")] + 0.01
+    # make the trained table an exact linear image of the source space for the shared words
+    for i, w in enumerate(WORDS):
+        table[encoder.vocab.stoi[w]] = src[i] @ m
+    vectors = WordVectors(words, src, name="toy-w2v")
+    vocab, expanded, report = expand_embeddings(encoder.vocab, table, vectors)
+    assert report.shared == len(WORDS) and report.added == 2 and report.r2 == pytest.approx(1.0, abs=1e-4)
+    assert vocab.itos[: len(encoder.vocab)] == encoder.vocab.itos and "kitten" in vocab
+    np.testing.assert_array_equal(expanded[: len(table)], table)  # trained rows unchanged
+    k = expanded[vocab.stoi["kitten"]]
+    sims = {w: k @ table[encoder.vocab.stoi[w]] / np.linalg.norm(k) / np.linalg.norm(table[encoder.vocab.stoi[w]])
+            for w in WORDS}
+    assert max(sims, key=sims.get) == "cat"
+
+    with torch.no_grad():
+        encoder.module.embed.weight.copy_(torch.from_numpy(table))
+    bigger, report2 = encoder.expanded(vectors)
+    assert report2 == report and len(bigger.vocab) == len(encoder.vocab) + 2
+    assert bigger.encode(["the kitten sat"]).shape == (1, 10)
+    assert not np.allclose(bigger.encode(["kitten"]), encoder.encode(["kitten"]))  # no longer <unk>
+    np.testing.assert_allclose(bigger.encode(["the cat sat"]), encoder.encode(["the cat sat"]), atol=1e-6)
+
+
+def test_bundle_round_trip(encoder, tmp_path):
+    path = tmp_path / "toy.pt"
+    encoder.save(path)
+    loaded = load_encoder(path, device="cpu")
+    assert loaded.name == "toy" and loaded.vocab == encoder.vocab
+    np.testing.assert_allclose(loaded.encode(["the cat sat"]), encoder.encode(["the cat sat"]), atol=1e-6)
+    torch.save({"model": {}}, tmp_path / "ckpt.pt")
+    with pytest.raises(ReproducerError, match="not an encoder bundle"):
+        load_encoder(tmp_path / "ckpt.pt")
+    with pytest.raises(ReproducerError, match="No encoder file"):
+        load_encoder(tmp_path / "missing.pt")
+
+
+def test_concat_encoder(encoder):
+    both = ConcatEncoder([encoder, encoder], "twice")
+    out = both.encode(["a cat"])
+    assert out.shape == (1, 20)
+    np.testing.assert_array_equal(out[:, :10], out[:, 10:])
