@@ -7,6 +7,7 @@
     python -m reproducer vectors word2vec [--dim 300 --epochs 5 --max-books N]
     python -m reproducer vectors sanity {glove,word2vec}
     python -m reproducer evaluate --encoder glove-bow --tasks MR,CR|all --config prototype|paper --json out.json
+    python -m reproducer evaluate --encoder results/.../uni-skip.pt [--expand word2vec] --tasks ...
     python -m reproducer book check NOTEBOOKS        committed outputs present, conventions followed
     python -m reproducer book smoke NOTEBOOKS [--out DIR]   execute at the smoke preset into DIR (temp)
 
@@ -115,7 +116,20 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     from reproducer.evaluate import TASKS, evaluate, resolve_tasks
 
     tasks = resolve_tasks(args.tasks)  # fail on a bad task name before loading the encoder
-    encoder = load_baseline(args.encoder)
+    if args.encoder.endswith(".pt") or "/" in args.encoder:  # a trained encoder saved with TokenEncoder.save
+        from reproducer.encoders.trained import load_encoder
+
+        encoder = load_encoder(args.encoder, device=args.device)
+        if args.expand:
+            from reproducer.data.vectors import load_glove, train_word2vec
+
+            encoder, report = encoder.expanded(train_word2vec() if args.expand == "word2vec" else load_glove())
+            print(f"vocabulary expansion with {args.expand}: fitted on {report.shared:,} shared words "
+                  f"(R² {report.r2:.3f}), {report.added:,} words added")
+    elif args.expand:
+        raise ReproducerError("--expand applies to a trained encoder file, not to a baseline.")
+    else:
+        encoder = load_baseline(args.encoder)
     t0 = time.perf_counter()
     results = evaluate(encoder, [t.name for t in tasks], args.config, progress=not args.quiet)
     total = time.perf_counter() - t0
@@ -176,7 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_vectors_sanity)
     p = groups.add_parser("evaluate", help="evaluate an encoder on the SentEval-equivalent tasks")
     p.add_argument("--encoder", required=True,
-                   help="glove-bow, sif-glove, word2vec-bow, minilm or random-4800")
+                   help="glove-bow, sif-glove, word2vec-bow, minilm, random-4800, or the path of a trained "
+                        "encoder (.pt, written by TokenEncoder.save)")
+    p.add_argument("--expand", choices=["word2vec", "glove"],
+                   help="vocabulary expansion of a trained encoder (Kiros et al. 2015, 3.1)")
+    p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--tasks", default="all", help="comma-separated task names, or 'all' (default)")
     p.add_argument("--config", default="prototype", choices=["prototype", "paper"],
                    help="prototype: fewer folds (quick); paper: SentEval's protocol")

@@ -100,6 +100,12 @@ class NotebookRun:
 
         return self._cached(self.path(f"{name}.csv"), compute, pd.read_csv, save)
 
+    def record(self, name: str, obj: Any) -> Path:
+        """Always write ``<name>.json`` (e.g. the effective settings of this execution)."""
+        path = self.path(f"{name}.json")
+        write_json(path, obj)
+        return path
+
     def save_figure(self, fig, name: str) -> Path:
         """Also keep a figure as ``<name>.png`` next to the numbers it shows."""
         path = self.path(f"{name}.png")

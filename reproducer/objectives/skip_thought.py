@@ -125,3 +125,33 @@ class SkipThought(nn.Module):
             pad = -100
         return skip_thought_loss(self.logits(self.decode_prev, batch.prev_in, h, cand), prev_out,
                                  self.logits(self.decode_next, batch.next_in, h, cand), next_out, pad_id=pad)
+
+
+def fit_skip_thought(preset, tokenized, vocab, *, bidirectional: bool, checkpoint=None, evaluate=None,
+                     seed: int = 0, device=None, progress: bool = True):
+    """Train uni-skip (``bidirectional=False``) or bi-skip on a :class:`~reproducer.data.batches.TokenizedCorpus`
+    under a :class:`~reproducer.presets.SkipThoughtPreset`; resume from ``checkpoint`` when present.
+
+    ``evaluate(encoder)`` (a :class:`~reproducer.encoders.trained.TokenEncoder` over the current weights)
+    returns scores for the training curve. Returns the trained encoder and the :class:`~reproducer.train.TrainLog`.
+    """
+    from reproducer.data.batches import TripleSampler
+    from reproducer.encoders.trained import TokenEncoder
+    from reproducer.runtime import default_device, seed_everything
+    from reproducer.train import TrainConfig, train
+
+    name = "bi-skip" if bidirectional else "uni-skip"
+    seed_everything(seed)
+    hidden = preset.bi_hidden if bidirectional else preset.uni_hidden
+    model = SkipThought(SkipThoughtConfig(RecurrentConfig(len(vocab), preset.word_dim, hidden, bidirectional),
+                                          preset.decoder_hidden))
+    device = default_device(device)
+    model.to(device)
+    sampler = TripleSampler(tokenized, vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
+                            n_sampled=preset.n_sampled)
+    encoder = TokenEncoder(model.encoder, vocab, name, device=device)
+    config = TrainConfig(lr=preset.lr, clip=preset.clip, max_steps=preset.max_steps, max_seconds=preset.max_seconds,
+                         eval_every=preset.eval_every, seed=seed)
+    log = train(model, sampler.batch, config, checkpoint=checkpoint, device=device, progress=progress, desc=name,
+                evaluate=(lambda: evaluate(encoder)) if evaluate else None)
+    return encoder, log
