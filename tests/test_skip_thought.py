@@ -183,3 +183,18 @@ def test_sampled_softmax_candidates_cover_the_targets_and_equal_the_full_loss_wh
     everything.candidates = torch.arange(len(vocab))  # every word: the same softmax as the full one
     torch.testing.assert_close(model(everything), model(full))
     assert model(sampled).item() < model(full).item()  # fewer competitors, lower loss
+
+
+def test_presets_name_the_paper_sizes_and_take_overrides():
+    from reproducer.presets import SKIP_THOUGHT, skip_thought_preset
+
+    paper = SKIP_THOUGHT["paper"]
+    assert (paper.vocab_size, paper.word_dim, paper.uni_hidden, 2 * paper.bi_hidden) == (20000, 620, 2400, 2400)
+    assert paper.n_sampled == 0 and paper.batch_size == 128 and paper.clip == 10
+    assert SKIP_THOUGHT["default"].max_seconds is not None and SKIP_THOUGHT["smoke"].max_steps is not None
+    assert skip_thought_preset("default", max_seconds=60, eval_config=None).max_seconds == 60
+    assert skip_thought_preset("default", eval_config=None).eval_config == "prototype"
+    with pytest.raises(ReproducerError, match="Unknown preset"):
+        skip_thought_preset("huge")
+    with pytest.raises(ReproducerError, match="Unknown skip-thought settings"):
+        skip_thought_preset("smoke", hidden=3)
