@@ -46,6 +46,8 @@ offline: $(OFFLINE)/.stamp
 
 book: data offline
 	$(BIN)/python -m reproducer book check $(NOTEBOOKS)
+	@# a fresh build each time (about 15 s): Sphinx does not refresh static files it copied before
+	rm -rf _build
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 	@echo "The book is in _build/html/index.html"
 

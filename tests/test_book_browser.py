@@ -132,10 +132,13 @@ def _shown_query(browser) -> str | None:
         "return r.length === 1 ? r[0].dataset.query + '\\n' + r[0].innerText : null;")
 
 
-def test_explorer_switches_queries_without_a_kernel(browser, server):
+@pytest.mark.parametrize("page", ["notebooks/00b_baselines.html", "notebooks/01_skip_thoughts.html"])
+def test_explorer_switches_queries_without_a_kernel(browser, server, page):
     from selenium.webdriver.support.ui import Select
 
-    wait = _open(browser, server, "notebooks/00b_baselines.html")
+    wait = _open(browser, server, page)
+    assert browser.execute_script(
+        "return [...document.querySelectorAll('.cell_output img')].filter(i => i.complete && i.naturalWidth > 100).length") >= 2
     wait.until(lambda d: d.find_elements("css selector", ".nn-explorer select"))
     first = wait.until(_shown_query)
     select = Select(browser.find_element("css selector", ".nn-explorer select"))

@@ -92,3 +92,20 @@ def test_concat_encoder(encoder):
     out = both.encode(["a cat"])
     assert out.shape == (1, 20)
     np.testing.assert_array_equal(out[:, :10], out[:, 10:])
+
+
+def test_cli_evaluates_a_saved_encoder(encoder, tmp_path, capsys):
+    import json
+
+    from reproducer.__main__ import main as cli
+
+    path = tmp_path / "toy.pt"
+    encoder.save(path)
+    out = tmp_path / "r.json"
+    assert cli(["evaluate", "--encoder", str(path), "--tasks", "STS16", "--json", str(out), "--quiet",
+                "--device", "cpu"]) == 0
+    record = json.loads(out.read_text())
+    assert record["encoder"] == "toy" and -1 <= record["results"]["STS16"]["wmean.pearson"] <= 1
+    assert cli(["evaluate", "--encoder", "glove-bow", "--expand", "glove", "--tasks", "STS16"]) == 2
+    assert "applies to a trained encoder" in capsys.readouterr().err
+    assert cli(["evaluate", "--encoder", str(tmp_path / "missing.pt"), "--tasks", "STS16"]) == 2
