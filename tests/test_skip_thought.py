@@ -198,3 +198,15 @@ def test_presets_name_the_paper_sizes_and_take_overrides():
         skip_thought_preset("huge")
     with pytest.raises(ReproducerError, match="Unknown skip-thought settings"):
         skip_thought_preset("smoke", hidden=3)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_single_bias_gru_matches_the_papers_count_and_ignores_padding(bidirectional):
+    config = RecurrentConfig(vocab_size=30, word_dim=7, hidden=5, bidirectional=bidirectional, single_bias=True)
+    enc = RecurrentEncoder(config)
+    d = 2 if bidirectional else 1
+    assert n_params(enc) == config.parameter_count() == 30 * 7 + d * 3 * 5 * (5 + 7 + 1)
+    assert enc.rnn.weight_ih_l0[:, -1].abs().sum() == 0  # bias column starts at 0
+    alone = enc(*pad([np.array([4, 5])]))
+    together = enc(*pad([np.array([4, 5]), np.arange(6, 20)]))
+    torch.testing.assert_close(alone[0], together[0])

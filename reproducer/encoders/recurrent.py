@@ -9,7 +9,10 @@ Initialisation as Kiros et al.: word embeddings U[-0.1, 0.1], recurrent matrices
 matrices U[-0.1, 0.1], biases 0. (Quick-Thoughts' Xavier init is a later option.)
 
 Parameter count (PyTorch keeps two bias vectors per GRU, ``b_ih`` and ``b_hh``):
-``V*W + D * 3H(W + H + 2)`` with ``D`` = 1 or 2 directions.
+``V*W + D * 3H(W + H + 2)`` with ``D`` = 1 or 2 directions. With ``single_bias=True`` the GRU has one bias
+per gate, on the input side (as Cho et al.'s GRU and the papers' parameter counts): a constant 1 is
+appended to every word vector and the GRU itself has no bias, giving ``V*W + D * 3H(W + H + 1)``
+(Logeswaran & Lee 2018 count ``6H(H + W + 1) + 2VW`` for uni-QT's two encoders).
 """
 from __future__ import annotations
 
@@ -30,16 +33,17 @@ class RecurrentConfig:
     word_dim: int = 620
     hidden: int = 2400
     bidirectional: bool = False
+    single_bias: bool = False
 
     @property
     def output_dim(self) -> int:
         return self.hidden * (2 if self.bidirectional else 1)
 
     def parameter_count(self) -> int:
-        """``V*W + D * 3H(W + H + 2)``: embeddings plus D GRUs (two bias vectors each, as PyTorch)."""
+        """``V*W + D * 3H(W + H + b)``: embeddings plus D GRUs with ``b`` = 2 bias vectors (PyTorch) or 1."""
         directions = 2 if self.bidirectional else 1
         v, w, h = self.vocab_size, self.word_dim, self.hidden
-        return v * w + directions * 3 * h * (w + h + 2)
+        return v * w + directions * 3 * h * (w + h + (1 if self.single_bias else 2))
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -66,11 +70,17 @@ class RecurrentEncoder(nn.Module):
         super().__init__()
         self.config = config
         self.embed = nn.Embedding(config.vocab_size, config.word_dim, padding_idx=0)
-        self.rnn = nn.GRU(config.word_dim, config.hidden, batch_first=True, bidirectional=config.bidirectional)
+        self.rnn = nn.GRU(config.word_dim + config.single_bias, config.hidden, batch_first=True,
+                          bidirectional=config.bidirectional, bias=not config.single_bias)
         nn.init.uniform_(self.embed.weight, -0.1, 0.1)
         with torch.no_grad():
             self.embed.weight[0].zero_()
         init_gru_(self.rnn)
+        if config.single_bias:  # the bias column starts at 0, like PyTorch-side biases
+            with torch.no_grad():
+                for name, p in self.rnn.named_parameters():
+                    if name.startswith("weight_ih"):
+                        p[:, -1].zero_()
 
     @property
     def output_dim(self) -> int:
@@ -83,6 +93,8 @@ class RecurrentEncoder(nn.Module):
         """The same from word vectors ``(B, T, W)`` (used after vocabulary expansion)."""
         if (lengths < 1).any():
             raise ReproducerError("Every sentence needs at least one token (empty sentences get <unk>).")
+        if self.config.single_bias:  # the input-side bias as the weight of a constant 1 feature
+            x = torch.cat([x, x.new_ones(*x.shape[:-1], 1)], dim=-1)
         packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
         _, h_n = self.rnn(packed)  # (directions, B, H), in the original batch order
         return torch.cat(list(h_n), dim=-1)
