@@ -121,3 +121,47 @@ class TripleSampler:
             targets = torch.cat([prev_out.flatten(), next_out.flatten(), torch.from_numpy(drawn)])
             batch.candidates = torch.unique(targets[targets != 0])  # sorted; padding is never a target
         return batch
+
+
+@dataclass
+class ContiguousBatch:
+    """``batch_size`` consecutive sentences of the corpus (Quick-Thoughts): ids, lengths, corpus positions
+    and the book of each sentence (a batch may straddle two books; the objective masks such pairs)."""
+
+    ids: torch.Tensor
+    lengths: torch.Tensor
+    positions: torch.Tensor
+    book_ids: torch.Tensor
+
+    def to(self, device) -> "ContiguousBatch":
+        return ContiguousBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+
+class ContiguousSampler:
+    """``batch(step)``: one of the corpus's consecutive blocks of ``batch_size`` sentences, blocks visited
+    in the order of ``np.random.default_rng([seed, epoch]).permutation`` (deterministic in the step)."""
+
+    def __init__(self, corpus: TokenizedCorpus, batch_size: int, *, max_len: int = 30, seed: int = 0):
+        if len(corpus) < batch_size:
+            raise ReproducerError(f"Only {len(corpus)} sentences for a batch of {batch_size}.")
+        self.corpus, self.batch_size, self.max_len, self.seed = corpus, batch_size, max_len, seed
+        self.book_of = np.zeros(len(corpus), dtype=np.int64)
+        for book, start, end in corpus.book_spans:
+            self.book_of[start:end] = book
+        self.steps_per_epoch = len(corpus) // batch_size
+        self._epoch, self._order = -1, None
+
+    def start(self, step: int) -> int:
+        epoch, k = divmod(step, self.steps_per_epoch)
+        if epoch != self._epoch:
+            self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.steps_per_epoch)
+        return int(self._order[k]) * self.batch_size
+
+    def batch(self, step: int) -> ContiguousBatch:
+        start = self.start(step)
+        positions = np.arange(start, start + self.batch_size)
+        ids, lengths = pad([self.corpus.sentence(i, self.max_len) for i in positions])
+        return ContiguousBatch(ids, lengths, torch.from_numpy(positions), torch.from_numpy(self.book_of[positions]))

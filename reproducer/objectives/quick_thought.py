@@ -1,0 +1,73 @@
+"""The Quick-Thoughts objective (Logeswaran & Lee 2018, section 3).
+
+Instead of generating the neighbouring sentences, *choose* them: two encoders ``f`` (input) and ``g``
+(output) embed every sentence of a minibatch of **contiguous** sentences; the score of a candidate is
+the inner product ``c(u, v) = uᵀv`` of ``f(s)`` and ``g(s')`` (section 3, Eq. 1), and for each sentence a
+softmax over the other sentences of the batch should put its mass on the true context (the previous and
+next sentence: context size 3)::
+
+    p(s_ctx | s, S_cand) = exp(c(f(s), g(s_ctx))) / Σ_{s' ∈ S_cand} exp(c(f(s), g(s')))
+
+    loss = − Σ_s Σ_{s_ctx} log p(s_ctx | s, S_cand)
+
+With two context sentences sharing one softmax, the best a row can do is 1/2 on each; as the authors'
+code, the target of a row is uniform over its context sentences and the loss is the cross-entropy to it.
+We report it as KL divergence (the cross-entropy minus the targets' entropy, a constant), so a perfect
+model scores 0. The batch must be contiguous: positions increase by one inside a book (asserted), and a
+sentence is never the context of a sentence from another book (the pair is masked out of the targets).
+At test time a sentence's vector is ``[f(s); g(s)]``.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
+from reproducer.errors import ReproducerError
+
+
+def context_targets(positions: torch.Tensor, book_ids: torch.Tensor, context: int = 1) -> torch.Tensor:
+    """``(N, N)`` target matrix: row ``i`` uniform over the sentences within ``context`` of ``i`` in the
+    same book (all zero for a sentence with none). Raises unless the batch is contiguous."""
+    same_book = book_ids[1:] == book_ids[:-1]
+    if not torch.equal(positions[1:][same_book] - positions[:-1][same_book], torch.ones_like(positions[1:][same_book])):
+        raise ReproducerError("A Quick-Thoughts batch must be contiguous sentences: positions must increase by "
+                              "one inside a book.")
+    offset = (positions[None, :] - positions[:, None]).abs()
+    mask = (offset > 0) & (offset <= context) & (book_ids[None, :] == book_ids[:, None])
+    counts = mask.sum(dim=1, keepdim=True).clamp(min=1)
+    return mask.float() / counts
+
+
+def quick_thought_loss(u: torch.Tensor, v: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean over sentences with a context of KL(targets ‖ softmax(u vᵀ)), a sentence never its own candidate.
+    ``u = f(batch)``, ``v = g(batch)``: ``(N, d)``; ``targets`` from :func:`context_targets`."""
+    scores = u @ v.T
+    scores = scores.masked_fill(torch.eye(len(u), dtype=torch.bool, device=u.device), float("-inf"))
+    log_p = F.log_softmax(scores, dim=1)
+    has_context = targets.sum(dim=1) > 0
+    if not has_context.any():
+        raise ReproducerError("No sentence of the batch has a context sentence in the same book.")
+    t = targets[has_context]
+    kl = torch.where(t > 0, t * (torch.log(t.clamp(min=1e-30)) - log_p[has_context]), torch.zeros_like(t))
+    return kl.sum(dim=1).mean()
+
+
+class QuickThought(nn.Module):
+    """Two recurrent encoders with separate parameters; ``forward(batch) -> loss`` for a
+    :class:`~reproducer.data.batches.ContiguousBatch`. uni-QT: two GRUs; bi-QT: ``bidirectional=True``."""
+
+    def __init__(self, config: RecurrentConfig, context: int = 1):
+        super().__init__()
+        self.config, self.context = config, context
+        self.f = RecurrentEncoder(config)
+        self.g = RecurrentEncoder(config)
+
+    def parameter_count(self) -> int:
+        """Two encoders: ``6H(H + W + 1) + 2VW`` for uni-QT with ``single_bias`` (the paper's count)."""
+        return 2 * self.config.parameter_count()
+
+    def forward(self, batch) -> torch.Tensor:
+        targets = context_targets(batch.positions, batch.book_ids, self.context)
+        return quick_thought_loss(self.f(batch.ids, batch.lengths), self.g(batch.ids, batch.lengths), targets)

@@ -1,0 +1,85 @@
+"""Quick-Thoughts: targets, the contiguity invariant, the loss, parameter count, contiguous batches."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from reproducer.data.batches import ContiguousSampler, TokenizedCorpus
+from reproducer.data.vocab import Vocabulary
+from reproducer.encoders.recurrent import RecurrentConfig
+from reproducer.errors import ReproducerError
+from reproducer.objectives.quick_thought import QuickThought, context_targets, quick_thought_loss
+from reproducer.train import TrainConfig, train
+
+
+def test_targets_are_the_neighbours_inside_one_book():
+    positions = torch.arange(10, 16)
+    books = torch.tensor([0, 0, 0, 1, 1, 1])
+    t = context_targets(positions, books)
+    assert t[0].tolist() == [0, 1, 0, 0, 0, 0]
+    assert t[1].tolist() == [0.5, 0, 0.5, 0, 0, 0]
+    assert t[2].tolist() == [0, 1, 0, 0, 0, 0]  # sentence 3 is in the next book: not a target
+    assert t[3].tolist() == [0, 0, 0, 0, 1, 0]
+    wider = context_targets(positions, books, context=2)
+    assert wider[0].tolist() == [0, 0.5, 0.5, 0, 0, 0]
+
+
+def test_a_non_contiguous_batch_is_refused():
+    with pytest.raises(ReproducerError, match="contiguous"):
+        context_targets(torch.tensor([3, 4, 6]), torch.tensor([0, 0, 0]))
+    context_targets(torch.tensor([3, 4, 90]), torch.tensor([0, 0, 1]))  # a jump at a book boundary is fine
+
+
+def test_loss_is_near_zero_when_the_true_context_scores_highest():
+    n = 6
+    positions, books = torch.arange(n), torch.zeros(n, dtype=torch.long)
+    targets = context_targets(positions, books)
+    u = torch.eye(n) * 20
+    v = torch.zeros(n, n)
+    for i in range(n):  # g(s_j) points at f(s_{j-1}) and f(s_{j+1})
+        for j in (i - 1, i + 1):
+            if 0 <= j < n:
+                v[j, i] = 1.0
+    assert quick_thought_loss(u, v, targets).item() < 1e-6
+    uniform = quick_thought_loss(torch.zeros(n, 3), torch.zeros(n, 3), targets).item()
+    # a model that cannot tell candidates apart: KL = log(N-1) - entropy of the targets, averaged
+    expected = np.mean([math.log(n - 1) - math.log(k) for k in (1, 2, 2, 2, 2, 1)])
+    assert uniform == pytest.approx(expected, rel=1e-5)
+    with pytest.raises(ReproducerError, match="No sentence"):
+        quick_thought_loss(u[:2], v[:2], context_targets(torch.tensor([0, 5]), torch.tensor([0, 1])))
+
+
+def test_uni_qt_parameter_count_is_the_papers():
+    h, w, v = 7, 5, 40
+    model = QuickThought(RecurrentConfig(v, w, h, single_bias=True))
+    assert sum(p.numel() for p in model.parameters()) == model.parameter_count() == 6 * h * (h + w + 1) + 2 * v * w
+    assert model.f.embed.weight.data_ptr() != model.g.embed.weight.data_ptr()  # separate parameters
+
+
+class Books:
+    def __init__(self, sizes=(7, 5, 9)):
+        self.sentences, self.book_spans = [], []
+        for b, n in enumerate(sizes):
+            start = len(self.sentences)
+            self.sentences += [f"w{(b * 7 + i) % 13} w{i % 5} x{b}" for i in range(n)]
+            self.book_spans.append((b, start, len(self.sentences)))
+
+
+def test_contiguous_batches_and_a_training_run():
+    corpus = Books()
+    vocab = Vocabulary.build(corpus.sentences, max_size=None)
+    sampler = ContiguousSampler(TokenizedCorpus.from_corpus(corpus, vocab), batch_size=6, seed=1)
+    seen = set()
+    for step in range(sampler.steps_per_epoch):
+        b = sampler.batch(step)
+        assert torch.equal(b.positions, torch.arange(b.positions[0], b.positions[0] + 6))
+        seen.add(int(b.positions[0]))
+    assert seen == {0, 6, 12}  # one epoch visits every block once
+    assert torch.equal(sampler.batch(1).ids, ContiguousSampler(sampler.corpus, 6, seed=1).batch(1).ids)
+    torch.manual_seed(0)
+    model = QuickThought(RecurrentConfig(len(vocab), 8, 8))
+    log = train(model, sampler.batch, TrainConfig(lr=2e-2, max_steps=150, log_every=1), progress=False)
+    assert log.losses[-1]["loss"] < 0.5 * log.losses[0]["loss"]
