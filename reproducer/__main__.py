@@ -8,6 +8,7 @@
     python -m reproducer vectors sanity {glove,word2vec}
     python -m reproducer evaluate --encoder glove-bow --tasks MR,CR|all --config prototype|paper --json out.json
     python -m reproducer evaluate --encoder results/.../uni-skip.pt [--expand word2vec] --tasks ...
+    python -m reproducer bench train --objectives quick_thought,skip_thought --hidden 600 --seconds 60 --json out.json
     python -m reproducer book check NOTEBOOKS        committed outputs present, conventions followed
     python -m reproducer book smoke NOTEBOOKS [--out DIR]   execute at the smoke preset into DIR (temp)
 
@@ -202,6 +203,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_evaluate)
 
+    bench = groups.add_parser("bench", help="benchmarks").add_subparsers(dest="cmd", required=True)
+    p = bench.add_parser("train", help="training throughput of objectives on the same encoder, same run")
+    p.add_argument("--objectives", default="quick_thought,skip_thought", help="comma-separated: quick_thought,skip_thought")
+    p.add_argument("--hidden", type=int, default=600, help="GRU width H (default 600)")
+    p.add_argument("--word-dim", type=int, default=300, help="word vector size W (default 300)")
+    p.add_argument("--vocab", type=int, default=20000, help="vocabulary size incl. specials (default 20000)")
+    p.add_argument("--seconds", type=float, default=60, help="training seconds per objective (default 60)")
+    p.add_argument("--max-books", type=int, default=None, help="corpus books per split (default: all)")
+    p.add_argument("--n-sampled", type=int, default=0, help="skip-thought sampled softmax size (default 0: exact)")
+    p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
+    p.add_argument("--json", help="write the measurements to this file")
+    p.set_defaults(func=cmd_bench_train)
+
     book = groups.add_parser("book", help="the book's notebooks").add_subparsers(dest="cmd", required=True)
     p = book.add_parser("check", help="fail unless every notebook follows the conventions and has outputs")
     p.add_argument("notebooks", nargs="+")
@@ -211,6 +225,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for the executed copies and results (default: a temp folder)")
     p.set_defaults(func=cmd_book_smoke)
     return parser
+
+
+def cmd_bench_train(args) -> int:
+    from reproducer.bench import bench_train
+
+    out = bench_train(args.objectives.split(","), hidden=args.hidden, word_dim=args.word_dim, vocab_size=args.vocab,
+                      seconds=args.seconds, max_books=args.max_books, n_sampled=args.n_sampled, device=args.device)
+    rows = [[r["objective"], r["softmax"], str(r["batch_size"]), str(r["steps"]), f"{r['sentences_per_second']:.1f}",
+             f"{r['peak_memory_bytes'] / 2**20:.0f} MiB"] for r in out["runs"]]
+    print(_table(rows, ["objective", "softmax", "batch", "steps", "sentences/s", "peak memory"]))
+    for name, ratio in out["speed_ratio"].items():
+        print(f"speed ratio {name}: {ratio:.2f}x")
+    if args.json:
+        write_json(args.json, out)
+        print(f"wrote {args.json}")
+    return 0
 
 
 def cmd_book_check(args) -> int:

@@ -83,3 +83,20 @@ def test_contiguous_batches_and_a_training_run():
     model = QuickThought(RecurrentConfig(len(vocab), 8, 8))
     log = train(model, sampler.batch, TrainConfig(lr=2e-2, max_steps=150, log_every=1), progress=False)
     assert log.losses[-1]["loss"] < 0.5 * log.losses[0]["loss"]
+
+
+def test_bench_train_times_both_objectives(tmp_path, capsys):
+    import json
+
+    from reproducer.__main__ import main as cli
+
+    out = tmp_path / "bench.json"
+    assert cli(["bench", "train", "--hidden", "16", "--word-dim", "8", "--vocab", "500", "--seconds", "1",
+                "--max-books", "3", "--device", "cpu", "--json", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert [r["objective"] for r in record["runs"]] == ["quick_thought", "skip_thought"]
+    assert all(r["steps"] > 0 and r["sentences_per_second"] > 0 and r["peak_memory_bytes"] > 0 for r in record["runs"])
+    ratio = record["speed_ratio"]["quick_thought/skip_thought"]
+    assert ratio == pytest.approx(record["runs"][0]["sentences_per_second"] / record["runs"][1]["sentences_per_second"])
+    assert "speed ratio quick_thought/skip_thought" in capsys.readouterr().out
+    assert cli(["bench", "train", "--objectives", "magic", "--seconds", "1"]) == 2

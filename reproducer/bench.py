@@ -1,0 +1,83 @@
+"""Training-throughput benchmark: the same encoder trained with different objectives for the same time.
+
+Logeswaran & Lee (2018, section 4.2, Figure 2) compare Quick-Thoughts with skip-thought at equal encoder
+size: QT needs no decoder and no softmax over the vocabulary, so it processes more sentences per second.
+``bench_train`` measures it on this machine: each objective trains the same GRU encoder (same H, W,
+vocabulary and data) for ``seconds`` of training time, in its own process (so each peak memory is its own),
+one after the other (never two at once). Batch sizes are each paper's (QT 400, skip-thought 128).
+
+    python -m reproducer bench train --objectives quick_thought,skip_thought --hidden 600 --seconds 60 --json out.json
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import resource
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from reproducer.errors import ReproducerError
+
+OBJECTIVES = ("quick_thought", "skip_thought")
+BATCH = {"quick_thought": 400, "skip_thought": 128}
+
+
+def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, seconds: float, max_books: int | None,
+             n_sampled: int, seed: int, device: str | None) -> dict:
+    import torch
+
+    from reproducer.data.batches import ContiguousSampler, TokenizedCorpus, TripleSampler
+    from reproducer.data.corpus import CorpusConfig, load_corpus
+    from reproducer.data.vocab import Vocabulary
+    from reproducer.encoders.recurrent import RecurrentConfig
+    from reproducer.objectives.quick_thought import QuickThought
+    from reproducer.objectives.skip_thought import SkipThought, SkipThoughtConfig
+    from reproducer.runtime import default_device, seed_everything
+    from reproducer.train import TrainConfig, train
+
+    seed_everything(seed)
+    corpus = load_corpus("train", CorpusConfig(max_books=max_books), progress=False)
+    vocab = Vocabulary.build(corpus.sentences, max_size=vocab_size)
+    tokenized = TokenizedCorpus.from_corpus(corpus, vocab)
+    encoder = RecurrentConfig(len(vocab), word_dim, hidden)
+    batch_size = BATCH[objective]
+    if objective == "quick_thought":
+        model, batches = QuickThought(encoder), ContiguousSampler(tokenized, batch_size, seed=seed).batch
+    else:
+        model = SkipThought(SkipThoughtConfig(encoder, hidden))
+        batches = TripleSampler(tokenized, vocab, batch_size, seed=seed, n_sampled=n_sampled).batch
+    device = default_device(device)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    t0 = time.perf_counter()
+    log = train(model, batches, TrainConfig(lr=5e-4, max_seconds=seconds, log_every=10, seed=seed), device=device,
+                progress=False)
+    peak = (torch.cuda.max_memory_allocated(device) if device.type == "cuda"
+            else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024))
+    return {"objective": objective, "batch_size": batch_size, "steps": log.step, "training_seconds": log.seconds,
+            "wall_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
+            "final_loss": log.losses[-1]["loss"] if log.losses else None, "peak_memory_bytes": int(peak),
+            "memory_kind": "cuda max allocated" if device.type == "cuda" else "process max RSS",
+            "parameters": sum(p.numel() for p in model.parameters()), "device": str(device),
+            "softmax": ("sampled" if n_sampled else "exact") if objective == "skip_thought" else "in-batch"}
+
+
+def bench_train(objectives=OBJECTIVES, *, hidden: int = 600, word_dim: int = 300, vocab_size: int = 20000,
+                seconds: float = 60, max_books: int | None = None, n_sampled: int = 0, seed: int = 0,
+                device: str | None = None) -> dict:
+    """Train each objective for ``seconds`` in a fresh process, one after the other; return the
+    measurements and the speed ratio of the first objective to each other one."""
+    unknown = [o for o in objectives if o not in OBJECTIVES]
+    if unknown or not objectives:
+        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(OBJECTIVES)}.")
+    runs = []
+    for objective in objectives:
+        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+            runs.append(pool.submit(_run_one, objective, hidden, word_dim, vocab_size, seconds, max_books, n_sampled,
+                                    seed, device).result())
+    first = runs[0]
+    ratios = {f"{first['objective']}/{r['objective']}": first["sentences_per_second"] / r["sentences_per_second"]
+              for r in runs[1:]}
+    return {"settings": {"hidden": hidden, "word_dim": word_dim, "vocab_size": vocab_size, "seconds": seconds,
+                         "max_books": max_books, "n_sampled": n_sampled, "seed": seed},
+            "runs": runs, "speed_ratio": ratios}
