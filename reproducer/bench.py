@@ -42,7 +42,7 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
     encoder = RecurrentConfig(len(vocab), word_dim, hidden)
     batch_size = BATCH[objective]
     if objective == "quick_thought":
-        model, batches = QuickThought(encoder), ContiguousSampler(tokenized, batch_size, seed=seed).batch
+        model, batches = QuickThought.recurrent(encoder), ContiguousSampler(tokenized, batch_size, seed=seed).batch
     else:
         model = SkipThought(SkipThoughtConfig(encoder, hidden))
         batches = TripleSampler(tokenized, vocab, batch_size, seed=seed, n_sampled=n_sampled).batch

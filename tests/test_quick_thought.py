@@ -54,8 +54,9 @@ def test_loss_is_near_zero_when_the_true_context_scores_highest():
 
 def test_uni_qt_parameter_count_is_the_papers():
     h, w, v = 7, 5, 40
-    model = QuickThought(RecurrentConfig(v, w, h, single_bias=True))
-    assert sum(p.numel() for p in model.parameters()) == model.parameter_count() == 6 * h * (h + w + 1) + 2 * v * w
+    config = RecurrentConfig(v, w, h, single_bias=True)
+    model = QuickThought.recurrent(config)
+    assert sum(p.numel() for p in model.parameters()) == 2 * config.parameter_count() == 6 * h * (h + w + 1) + 2 * v * w
     assert model.f.embed.weight.data_ptr() != model.g.embed.weight.data_ptr()  # separate parameters
 
 
@@ -80,7 +81,7 @@ def test_contiguous_batches_and_a_training_run():
     assert seen == {0, 6, 12}  # one epoch visits every block once
     assert torch.equal(sampler.batch(1).ids, ContiguousSampler(sampler.corpus, 6, seed=1).batch(1).ids)
     torch.manual_seed(0)
-    model = QuickThought(RecurrentConfig(len(vocab), 8, 8))
+    model = QuickThought.recurrent(RecurrentConfig(len(vocab), 8, 8))
     log = train(model, sampler.batch, TrainConfig(lr=2e-2, max_steps=150, log_every=1), progress=False)
     assert log.losses[-1]["loss"] < 0.5 * log.losses[0]["loss"]
 
@@ -100,3 +101,35 @@ def test_bench_train_times_both_objectives(tmp_path, capsys):
     assert ratio == pytest.approx(record["runs"][0]["sentences_per_second"] / record["runs"][1]["sentences_per_second"])
     assert "speed ratio quick_thought/skip_thought" in capsys.readouterr().out
     assert cli(["bench", "train", "--objectives", "magic", "--seconds", "1"]) == 2
+
+
+def test_bag_of_words_and_multichannel_encoders():
+    from reproducer.encoders.channels import (AverageEncoder, MultiChannelEncoder, multichannel_gru,
+                                              pretrained_channel_vocabulary)
+    from reproducer.data.batches import pad
+    from reproducer.data.vocab import SPECIALS
+
+    avg = AverageEncoder(20, 4)
+    ids, lengths = pad([np.array([5, 6]), np.array([5, 6, 7, 8])])
+    out = avg(ids, lengths)
+    torch.testing.assert_close(out[0], avg.embed.weight[[5, 6]].mean(0))
+    torch.testing.assert_close(avg(*pad([np.array([5, 6])]))[0], out[0])  # padding does not count
+
+    small = Vocabulary(list(SPECIALS) + ["the", "cat"])
+    big = pretrained_channel_vocabulary(small, ["cat", "dog", "the", "emu"])
+    assert big.itos == list(SPECIALS) + ["the", "cat", "dog", "emu"]
+    vectors = np.random.default_rng(0).normal(size=(len(big), 3)).astype(np.float32)
+    mc = multichannel_gru(big, vectors, len(small), hidden=4, word_dim=5)
+    assert mc.output_dim == 16 and mc.embed.num_embeddings == len(big)
+    fixed, tuned = mc.channels
+    assert not fixed.embed.weight.requires_grad and tuned.inner.embed.num_embeddings == len(small)
+    dog, unk = mc(*pad([np.array([big.stoi["dog"]])])), mc(*pad([np.array([1])]))
+    torch.testing.assert_close(dog[:, 8:], unk[:, 8:])  # the tuned channel sees <unk> for "dog"
+    assert not torch.allclose(dog[:, :8], unk[:, :8])  # the pre-trained channel knows it
+    with pytest.raises(ReproducerError, match="pre-trained rows"):
+        multichannel_gru(big, vectors[:3], len(small), 4, 5)
+    with pytest.raises(ReproducerError, match="own parameters"):
+        QuickThought(avg, avg)
+    with pytest.raises(ReproducerError, match="same output size"):
+        QuickThought(avg, AverageEncoder(20, 5))
+    QuickThought(MultiChannelEncoder([AverageEncoder(20, 4)]), AverageEncoder(20, 4))

@@ -55,18 +55,24 @@ def quick_thought_loss(u: torch.Tensor, v: torch.Tensor, targets: torch.Tensor) 
 
 
 class QuickThought(nn.Module):
-    """Two recurrent encoders with separate parameters; ``forward(batch) -> loss`` for a
-    :class:`~reproducer.data.batches.ContiguousBatch`. uni-QT: two GRUs; bi-QT: ``bidirectional=True``."""
+    """Two encoders ``f`` and ``g`` with separate parameters; ``forward(batch) -> loss`` for a
+    :class:`~reproducer.data.batches.ContiguousBatch`. Any id-to-vector modules of equal output size
+    serve: GRUs (uni-QT, bi-QT with ``bidirectional=True``), :class:`~reproducer.encoders.channels.AverageEncoder`
+    (BoW-QT), :func:`~reproducer.encoders.channels.multichannel_gru` (MC-QT)."""
 
-    def __init__(self, config: RecurrentConfig, context: int = 1):
+    def __init__(self, f: nn.Module, g: nn.Module, context: int = 1):
         super().__init__()
-        self.config, self.context = config, context
-        self.f = RecurrentEncoder(config)
-        self.g = RecurrentEncoder(config)
+        if f is g:
+            raise ReproducerError("f and g must be two encoders with their own parameters.")
+        if f.output_dim != g.output_dim:
+            raise ReproducerError(f"f and g must have the same output size, got {f.output_dim} and {g.output_dim}.")
+        self.f, self.g, self.context = f, g, context
 
-    def parameter_count(self) -> int:
-        """Two encoders: ``6H(H + W + 1) + 2VW`` for uni-QT with ``single_bias`` (the paper's count)."""
-        return 2 * self.config.parameter_count()
+    @classmethod
+    def recurrent(cls, config: RecurrentConfig, context: int = 1) -> "QuickThought":
+        """uni-QT or bi-QT: two GRU encoders of the same sizes; with ``single_bias`` the parameter count is the
+        paper's ``6H(H + W + 1) + 2VW`` for uni-QT."""
+        return cls(RecurrentEncoder(config), RecurrentEncoder(config), context)
 
     def forward(self, batch) -> torch.Tensor:
         targets = context_targets(batch.positions, batch.book_ids, self.context)
