@@ -133,3 +133,25 @@ def test_bag_of_words_and_multichannel_encoders():
     with pytest.raises(ReproducerError, match="same output size"):
         QuickThought(avg, AverageEncoder(20, 5))
     QuickThought(MultiChannelEncoder([AverageEncoder(20, 4)]), AverageEncoder(20, 4))
+
+
+@pytest.mark.parametrize("single_bias", [False, True])
+def test_xavier_init_sets_gate_biases_to_one(single_bias):
+    from reproducer.encoders.recurrent import RecurrentEncoder
+
+    h = 6
+    enc = RecurrentEncoder(RecurrentConfig(30, 5, h, single_bias=single_bias, init="xavier"))
+    if single_bias:
+        bias = enc.rnn.weight_ih_l0[:, -1]
+    else:
+        bias = enc.rnn.bias_ih_l0
+        assert enc.rnn.bias_hh_l0.abs().sum() == 0
+    assert bias[: 2 * h].eq(1).all() and bias[2 * h:].eq(0).all()  # reset, update = 1; candidate = 0
+    limit = math.sqrt(6 / (h + 5))
+    assert enc.rnn.weight_ih_l0[:h, :5].abs().max() <= limit + 1e-6
+    kiros = RecurrentEncoder(RecurrentConfig(30, 5, h, single_bias=single_bias))
+    w = kiros.rnn.weight_hh_l0[:h]
+    torch.testing.assert_close(w @ w.T, torch.eye(h), atol=1e-5, rtol=0)
+    assert (kiros.rnn.weight_ih_l0[:, -1] if single_bias else kiros.rnn.bias_ih_l0).abs().sum() == 0
+    with pytest.raises(ReproducerError, match="init scheme"):
+        RecurrentEncoder(RecurrentConfig(30, 5, h, init="he"))

@@ -5,8 +5,9 @@ sentence vector (Eq. 1-4 with the standard GRU gates). *uni-skip* is one GRU of 
 forward and a backward GRU of width H each, their last states concatenated (2H). The same module serves
 Quick-Thoughts' f and g encoders and the f view of consensus maximisation.
 
-Initialisation as Kiros et al.: word embeddings U[-0.1, 0.1], recurrent matrices orthogonal, input
-matrices U[-0.1, 0.1], biases 0. (Quick-Thoughts' Xavier init is a later option.)
+Initialisation (``RecurrentConfig.init``): ``"kiros"`` as Kiros et al. — recurrent matrices orthogonal,
+input matrices U[-0.1, 0.1], biases 0 — or ``"xavier"`` as Quick-Thoughts — Xavier-uniform matrices,
+reset and update gate biases 1. Word embeddings U[-0.1, 0.1] in both.
 
 Parameter count (PyTorch keeps two bias vectors per GRU, ``b_ih`` and ``b_hh``):
 ``V*W + D * 3H(W + H + 2)`` with ``D`` = 1 or 2 directions. With ``single_bias=True`` the GRU has one bias
@@ -34,6 +35,7 @@ class RecurrentConfig:
     hidden: int = 2400
     bidirectional: bool = False
     single_bias: bool = False
+    init: str = "kiros"  # "kiros" (orthogonal recurrent, U[-0.1, 0.1]) or "xavier" (Quick-Thoughts; gate biases 1)
 
     @property
     def output_dim(self) -> int:
@@ -49,16 +51,32 @@ class RecurrentConfig:
         return asdict(self)
 
 
-def init_gru_(gru: nn.GRU | nn.GRUCell, scale: float = 0.1) -> None:
-    """Kiros et al.'s init: orthogonal recurrent blocks (one per gate), U[-scale, scale] inputs, zero biases."""
-    for name, p in gru.named_parameters():
-        if name.startswith("weight_hh"):
-            for block in p.data.chunk(3, dim=0):  # reset, update, candidate
-                nn.init.orthogonal_(block)
-        elif name.startswith("weight_ih"):
-            nn.init.uniform_(p, -scale, scale)
-        else:
-            nn.init.zeros_(p)
+def init_gru_(gru: nn.GRU | nn.GRUCell, scale: float = 0.1, scheme: str = "kiros", single_bias: bool = False) -> None:
+    """Initialise a GRU in place, gate by gate (reset, update, candidate blocks).
+
+    - ``"kiros"`` (Kiros et al. 2015): orthogonal recurrent blocks, U[-scale, scale] input blocks, zero biases.
+    - ``"xavier"`` (Logeswaran & Lee 2018): Xavier-uniform blocks, reset and update gate biases 1, candidate 0.
+
+    With ``single_bias`` the bias is the last column of the input matrices (see :class:`RecurrentConfig`).
+    """
+    if scheme not in ("kiros", "xavier"):
+        raise ReproducerError(f"Unknown init scheme {scheme!r}; choose kiros or xavier.")
+    with torch.no_grad():
+        for name, p in gru.named_parameters():
+            blocks = p.data.chunk(3, dim=0)
+            if name.startswith("weight"):
+                for block in blocks:
+                    weights = block[:, :-1] if single_bias and name.startswith("weight_ih") else block
+                    if scheme == "xavier":
+                        nn.init.xavier_uniform_(weights)
+                    elif name.startswith("weight_hh"):
+                        nn.init.orthogonal_(weights)
+                    else:
+                        nn.init.uniform_(weights, -scale, scale)
+            gate_biases = ([block[:, -1] for block in blocks] if single_bias and name.startswith("weight_ih")
+                           else list(blocks) if name.startswith("bias") else [])
+            for gate, bias in zip(("reset", "update", "candidate"), gate_biases):
+                bias.fill_(1.0 if scheme == "xavier" and gate != "candidate" and "hh" not in name else 0.0)
 
 
 class RecurrentEncoder(nn.Module):
@@ -75,12 +93,7 @@ class RecurrentEncoder(nn.Module):
         nn.init.uniform_(self.embed.weight, -0.1, 0.1)
         with torch.no_grad():
             self.embed.weight[0].zero_()
-        init_gru_(self.rnn)
-        if config.single_bias:  # the bias column starts at 0, like PyTorch-side biases
-            with torch.no_grad():
-                for name, p in self.rnn.named_parameters():
-                    if name.startswith("weight_ih"):
-                        p[:, -1].zero_()
+        init_gru_(self.rnn, scheme=config.init, single_bias=config.single_bias)
 
     @property
     def output_dim(self) -> int:
