@@ -51,10 +51,56 @@ SKIP_THOUGHT: dict[str, SkipThoughtPreset] = {p.name: p for p in [
 
 def skip_thought_preset(name: str, **overrides) -> SkipThoughtPreset:
     """The named preset with some fields replaced (``None`` values are ignored)."""
-    if name not in SKIP_THOUGHT:
-        raise ReproducerError(f"Unknown preset {name!r}; choose one of {', '.join(SKIP_THOUGHT)}.")
-    fields = set(SkipThoughtPreset.__dataclass_fields__)
-    unknown = set(overrides) - fields
+    return _preset(SKIP_THOUGHT, SkipThoughtPreset, "skip-thought", name, overrides)
+
+
+@dataclass(frozen=True)
+class QuickThoughtPreset:
+    """Logeswaran & Lee (2018): sizes, optimiser and budget of the QT family. ``hidden`` is the width of
+    each of f and g (uni-QT's vector is ``[f; g]``: 2 × hidden); bi-QT's f and g are forward + backward
+    GRUs of ``bi_hidden`` each."""
+
+    name: str
+    max_books: int | None
+    vocab_size: int  # tunable-embedding vocabulary (paper: ~50k)
+    word_dim: int  # paper: 300
+    hidden: int  # paper: 1200 (uni-QT: 2400-d vectors)
+    bi_hidden: int  # paper: 600 (bi-QT: 2400-d vectors)
+    bow_dim: int = 300  # BoW-QT embedding size (paper's Appendix B: 300)
+    batch_size: int = 400  # contiguous sentences per batch = candidates per softmax
+    context: int = 1  # sentences on each side (context size 3 in the paper's terms)
+    max_len: int = 30
+    lr: float = 5e-4  # Adam, as the paper
+    clip: float = 10.0  # not stated in the paper; as our skip-thought
+    max_seconds: float | None = None
+    max_steps: int | None = None
+    eval_every: float | None = None
+    eval_config: str = "prototype"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+QUICK_THOUGHT: dict[str, QuickThoughtPreset] = {p.name: p for p in [
+    QuickThoughtPreset("smoke", max_books=3, vocab_size=2000, word_dim=32, hidden=16, bi_hidden=8, bow_dim=32,
+                       batch_size=32, max_len=20, max_steps=30),
+    # equal vector sizes to the default skip-thoughts (uni: 2 x 300 = 600-d; bi: 2 x 2 x 150)
+    QuickThoughtPreset("default", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
+                       max_seconds=240, eval_every=60),
+    QuickThoughtPreset("paper", max_books=None, vocab_size=50000, word_dim=300, hidden=1200, bi_hidden=600,
+                       max_seconds=11 * 3600, eval_every=3600, eval_config="paper"),
+]}
+
+
+def quick_thought_preset(name: str, **overrides) -> QuickThoughtPreset:
+    """The named Quick-Thoughts preset with some fields replaced (``None`` values are ignored)."""
+    return _preset(QUICK_THOUGHT, QuickThoughtPreset, "Quick-Thoughts", name, overrides)
+
+
+def _preset(table: dict, cls, label: str, name: str, overrides: dict):
+    if name not in table:
+        raise ReproducerError(f"Unknown preset {name!r}; choose one of {', '.join(table)}.")
+    unknown = set(overrides) - set(cls.__dataclass_fields__)
     if unknown:
-        raise ReproducerError(f"Unknown skip-thought settings {sorted(unknown)}.")
-    return replace(SKIP_THOUGHT[name], **{k: v for k, v in overrides.items() if v is not None})
+        raise ReproducerError(f"Unknown {label} settings {sorted(unknown)}.")
+    return replace(table[name], **{k: v for k, v in overrides.items() if v is not None})

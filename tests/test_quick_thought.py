@@ -155,3 +155,42 @@ def test_xavier_init_sets_gate_biases_to_one(single_bias):
     assert (kiros.rnn.weight_ih_l0[:, -1] if single_bias else kiros.rnn.bias_ih_l0).abs().sum() == 0
     with pytest.raises(ReproducerError, match="init scheme"):
         RecurrentEncoder(RecurrentConfig(30, 5, h, init="he"))
+
+
+@pytest.mark.parametrize("variant", ["uni-QT", "bi-QT", "BoW-QT", "MC-QT"])
+def test_every_variant_trains_and_encodes(variant):
+    from reproducer.encoders.channels import pretrained_channel_vocabulary
+    from reproducer.objectives.quick_thought import fit_quick_thought
+    from reproducer.presets import quick_thought_preset
+
+    corpus = Books(sizes=(12, 9, 15))
+    vocab = Vocabulary.build(corpus.sentences, max_size=12)  # small: some words are <unk> for the tuned channel
+    preset = quick_thought_preset("smoke", batch_size=6, max_steps=4)
+    pretrained = None
+    ids_vocab = vocab
+    if variant == "MC-QT":
+        ids_vocab = pretrained_channel_vocabulary(vocab, sorted({w for s in corpus.sentences for w in s.split()}))
+        vectors = np.random.default_rng(0).normal(size=(len(ids_vocab), 10)).astype(np.float32)
+        pretrained = (ids_vocab, vectors)
+    tokenized = TokenizedCorpus.from_corpus(corpus, ids_vocab)
+    encoder, log = fit_quick_thought(variant, preset, tokenized, vocab, pretrained=pretrained, progress=False,
+                                     evaluate=lambda e: {"dim": float(e.encode(["w1 w2 x0"]).shape[1])})
+    assert log.step == 4 and np.isfinite(log.losses[-1]["loss"])
+    expected = {"uni-QT": 2 * 16, "bi-QT": 2 * 16, "BoW-QT": 2 * 32, "MC-QT": 2 * 32}[variant]
+    assert encoder.encode(["w1 w2 x0", "w3"]).shape == (2, expected) and log.evals[-1]["dim"] == expected
+
+
+def test_qt_presets():
+    from reproducer.presets import QUICK_THOUGHT, quick_thought_preset
+
+    paper = QUICK_THOUGHT["paper"]
+    assert (paper.batch_size, paper.lr, 2 * paper.hidden, 4 * paper.bi_hidden) == (400, 5e-4, 2400, 2400)
+    assert quick_thought_preset("default", max_seconds=30).max_seconds == 30
+    with pytest.raises(ReproducerError, match="Unknown Quick-Thoughts settings"):
+        quick_thought_preset("default", softmax=1)
+    from reproducer.objectives.quick_thought import build_quick_thought
+
+    with pytest.raises(ReproducerError, match="MC-QT needs pre-trained"):
+        build_quick_thought("MC-QT", QUICK_THOUGHT["smoke"], 50)
+    with pytest.raises(ReproducerError, match="Unknown Quick-Thoughts variant"):
+        build_quick_thought("tri-QT", QUICK_THOUGHT["smoke"], 50)

@@ -77,3 +77,55 @@ class QuickThought(nn.Module):
     def forward(self, batch) -> torch.Tensor:
         targets = context_targets(batch.positions, batch.book_ids, self.context)
         return quick_thought_loss(self.f(batch.ids, batch.lengths), self.g(batch.ids, batch.lengths), targets)
+
+
+VARIANTS = ("uni-QT", "bi-QT", "BoW-QT", "MC-QT")
+
+
+def build_quick_thought(variant: str, preset, vocab_size: int, pretrained=None) -> QuickThought:
+    """The QT model of a variant under a :class:`~reproducer.presets.QuickThoughtPreset`. MC-QT needs
+    ``pretrained = (big_vocab, vectors)`` (see :func:`~reproducer.encoders.channels.multichannel_gru`)."""
+    from reproducer.encoders.channels import AverageEncoder, multichannel_gru
+
+    if variant in ("uni-QT", "bi-QT"):
+        bi = variant == "bi-QT"
+        return QuickThought.recurrent(RecurrentConfig(vocab_size, preset.word_dim, preset.bi_hidden if bi else preset.hidden,
+                                                      bidirectional=bi, single_bias=True, init="xavier"), preset.context)
+    if variant == "BoW-QT":
+        return QuickThought(AverageEncoder(vocab_size, preset.bow_dim), AverageEncoder(vocab_size, preset.bow_dim),
+                            preset.context)
+    if variant == "MC-QT":
+        if pretrained is None:
+            raise ReproducerError("MC-QT needs pre-trained vectors: pretrained=(big_vocab, vectors).")
+        big_vocab, vectors = pretrained
+
+        def channel():
+            return multichannel_gru(big_vocab, vectors, vocab_size, preset.bi_hidden, preset.word_dim)
+
+        return QuickThought(channel(), channel(), preset.context)
+    raise ReproducerError(f"Unknown Quick-Thoughts variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
+
+
+def fit_quick_thought(variant: str, preset, tokenized, vocab, *, pretrained=None, checkpoint=None, evaluate=None,
+                      seed: int = 0, device=None, progress: bool = True):
+    """Train one QT variant on contiguous batches of a :class:`~reproducer.data.batches.TokenizedCorpus`
+    (ids of ``vocab``; for MC-QT, ids of the big vocabulary of ``pretrained``). Returns the test-time
+    encoder ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`) and the training log."""
+    from reproducer.data.batches import ContiguousSampler
+    from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
+    from reproducer.runtime import default_device, seed_everything
+    from reproducer.train import TrainConfig, train
+
+    seed_everything(seed)
+    model = build_quick_thought(variant, preset, len(vocab), pretrained)
+    device = default_device(device)
+    model.to(device)
+    ids_vocab = pretrained[0] if variant == "MC-QT" else vocab
+    encoder = ConcatEncoder([TokenEncoder(model.f, ids_vocab, f"{variant}.f", device=device),
+                             TokenEncoder(model.g, ids_vocab, f"{variant}.g", device=device)], variant)
+    sampler = ContiguousSampler(tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
+    config = TrainConfig(lr=preset.lr, clip=preset.clip, max_steps=preset.max_steps, max_seconds=preset.max_seconds,
+                         eval_every=preset.eval_every, seed=seed)
+    log = train(model, sampler.batch, config, checkpoint=checkpoint, device=device, progress=progress, desc=variant,
+                evaluate=(lambda: evaluate(encoder)) if evaluate else None)
+    return encoder, log
