@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from reproducer.data.batches import pad
 from reproducer.data.tokenize import tokenize
 from reproducer.data.vectors import WordVectors
 from reproducer.data.vocab import SPECIALS, Vocabulary
@@ -89,10 +90,7 @@ class TokenEncoder:
             for start in tqdm(range(0, len(rows), batch_size), desc=f"encode {self.name}", unit="batch",
                               disable=not show_progress_bar):
                 idx = order[start:start + batch_size]
-                lengths = torch.tensor([len(rows[i]) for i in idx])
-                ids = torch.zeros(len(idx), int(lengths.max()), dtype=torch.long)
-                for j, i in enumerate(idx):
-                    ids[j, : len(rows[i])] = torch.tensor(rows[i])
+                ids, lengths = pad([np.asarray(rows[i]) for i in idx])
                 out[idx] = self.module(ids.to(self.device), lengths.to(self.device)).float().cpu().numpy()
         self.module.train(was_training)
         return out
