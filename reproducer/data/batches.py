@@ -60,8 +60,18 @@ def pad(seqs: list[np.ndarray], *, bos: int | None = None, eos: int | None = Non
     return out, lengths
 
 
+class _Batch:
+    """Tensor fields moved together to a device; ``len`` is the number of sentences."""
+
+    def to(self, device):
+        return type(self)(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+
 @dataclass
-class TripleBatch:
+class TripleBatch(_Batch):
     """Centre sentences (``ids``, ``lengths``) and their neighbours as decoder input/target pairs:
     ``prev_in`` = ``<s> w_1 .. w_n``, ``prev_out`` = ``w_1 .. w_n </s>`` (likewise ``next_*``).
     ``candidates``: sorted word ids of a sampled softmax (every target word of the batch plus random
@@ -74,12 +84,6 @@ class TripleBatch:
     next_in: torch.Tensor
     next_out: torch.Tensor
     candidates: torch.Tensor = field(default_factory=lambda: torch.empty(0, dtype=torch.long))
-
-    def to(self, device) -> "TripleBatch":
-        return TripleBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
-
-    def __len__(self) -> int:
-        return len(self.lengths)
 
 
 class TripleSampler:
@@ -124,7 +128,7 @@ class TripleSampler:
 
 
 @dataclass
-class ContiguousBatch:
+class ContiguousBatch(_Batch):
     """``batch_size`` consecutive sentences of the corpus (Quick-Thoughts): ids, lengths, corpus positions
     and the book of each sentence (a batch may straddle two books; the objective masks such pairs)."""
 
@@ -132,12 +136,6 @@ class ContiguousBatch:
     lengths: torch.Tensor
     positions: torch.Tensor
     book_ids: torch.Tensor
-
-    def to(self, device) -> "ContiguousBatch":
-        return ContiguousBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
-
-    def __len__(self) -> int:
-        return len(self.lengths)
 
 
 class ContiguousSampler:
