@@ -110,7 +110,7 @@ class SkipThought(nn.Module):
                candidates: torch.Tensor | None = None) -> torch.Tensor:
         """Decoder scores over the vocabulary, or over ``candidates`` (word ids) only."""
         states = decoder(self.encoder.embed(inputs), h)
-        if candidates is None or not candidates.numel():
+        if candidates is None:
             return self.out(states)
         return states @ self.out.weight[candidates].T + self.out.bias[candidates]
 
@@ -150,8 +150,6 @@ def fit_skip_thought(preset, tokenized, vocab, *, bidirectional: bool, checkpoin
     sampler = TripleSampler(tokenized, vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
                             n_sampled=preset.n_sampled)
     encoder = TokenEncoder(model.encoder, vocab, name, device=device)
-    config = TrainConfig(lr=preset.lr, clip=preset.clip, max_steps=preset.max_steps, max_seconds=preset.max_seconds,
-                         eval_every=preset.eval_every, seed=seed)
-    log = train(model, sampler.batch, config, checkpoint=checkpoint, device=device, progress=progress, desc=name,
+    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device, progress=progress, desc=name,
                 evaluate=(lambda: evaluate(encoder)) if evaluate else None)
     return encoder, log
