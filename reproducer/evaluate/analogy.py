@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.preprocessing import normalize
 
 from reproducer.errors import ReproducerError
 
@@ -97,8 +98,7 @@ def analogy_accuracy(encoder, questions: list[SentenceAnalogy], *, exclude_query
         raise ReproducerError("No analogy questions: mine more sentences or relax the length limits.")
     pool = list(dict.fromkeys(s for q in questions for s in (q.a, q.b, q.c, q.d)))
     index = {s: i for i, s in enumerate(pool)}
-    vectors = np.asarray(encoder.encode(pool, batch_size=batch_size), dtype=np.float64)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    vectors = normalize(np.asarray(encoder.encode(pool, batch_size=batch_size), dtype=np.float64))
     hits, answers = defaultdict(list), []
     for q in questions:
         query = vectors[index[q.c]] + vectors[index[q.b]] - vectors[index[q.a]]

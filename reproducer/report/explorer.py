@@ -21,15 +21,15 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+from sklearn.preprocessing import normalize
 
 from reproducer.encoders.base import Encoder
 from reproducer.errors import ReproducerError
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float32)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return x / np.maximum(norms, 1e-12)
+    """Rows scaled to unit length (zero rows stay zero)."""
+    return normalize(np.asarray(x, dtype=np.float32))
 
 
 @dataclass
