@@ -69,6 +69,14 @@ def test_relatedness_learns_a_linear_score():
     out = P.relatedness(xt, yt, xd, yd, xs, ys, cfg)
     assert out["pearson"] > 0.95 and out["spearman"] > 0.95
     assert out["mse"] < np.var(ys), "better than predicting the mean score"
+    import torch
+
+    torch.manual_seed(123)
+    state = torch.random.get_rng_state()
+    with torch.no_grad():  # as inside the trainer's evaluation callback
+        again = P.relatedness(xt, yt, xd, yd, xs, ys, cfg)
+    assert again == out, "same seed, same result, with or without grad mode"
+    assert torch.equal(torch.random.get_rng_state(), state), "the caller's random state is left alone"
 
 
 def test_cosine_identical_orthogonal_and_zero():

@@ -105,7 +105,7 @@ def test_bench_train_times_both_objectives(tmp_path, capsys):
 
 def test_bag_of_words_and_multichannel_encoders():
     from reproducer.encoders.channels import (AverageEncoder, MultiChannelEncoder, multichannel_gru,
-                                              pretrained_channel_vocabulary)
+                                              pretrained_channel, pretrained_channel_vocabulary)
     from reproducer.data.batches import pad
     from reproducer.data.vocab import SPECIALS
 
@@ -126,6 +126,13 @@ def test_bag_of_words_and_multichannel_encoders():
     dog, unk = mc(*pad([np.array([big.stoi["dog"]])])), mc(*pad([np.array([1])]))
     torch.testing.assert_close(dog[:, 8:], unk[:, 8:])  # the tuned channel sees <unk> for "dog"
     assert not torch.allclose(dog[:, :8], unk[:, :8])  # the pre-trained channel knows it
+    from reproducer.data.vectors import WordVectors
+
+    glove_like = WordVectors(["dog", "cat", "emu"], np.arange(6, dtype=np.float32).reshape(3, 2))
+    big2, rows = pretrained_channel(small, glove_like)
+    assert big2.itos == list(SPECIALS) + ["the", "cat", "dog", "emu"]
+    assert rows[big2.stoi["dog"]].tolist() == [0, 1] and rows[big2.stoi["emu"]].tolist() == [4, 5]
+    assert not rows[big2.stoi["the"]].any() and not rows[: len(SPECIALS)].any()  # no vector: zero row
     with pytest.raises(ReproducerError, match="pre-trained rows"):
         multichannel_gru(big, vectors[:3], len(small), 4, 5)
     with pytest.raises(ReproducerError, match="own parameters"):

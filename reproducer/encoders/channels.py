@@ -81,6 +81,19 @@ def pretrained_channel_vocabulary(vocab: Vocabulary, words: list[str]) -> Vocabu
     return Vocabulary(vocab.itos + [w for w in words if w not in vocab.stoi])
 
 
+def pretrained_channel(vocab: Vocabulary, vectors) -> tuple[Vocabulary, np.ndarray]:
+    """The ``pretrained = (big_vocab, rows)`` of MC-QT from a trained-word ``vocab`` and
+    :class:`~reproducer.data.vectors.WordVectors`: the big vocabulary is ``vocab`` followed by every other
+    word of ``vectors``; row ``i`` is the vector of word ``i`` (zero for words without one, e.g. ``<s>``)."""
+    big = pretrained_channel_vocabulary(vocab, list(vectors.words))
+    found = [(i, vectors.index[w]) for i, w in enumerate(big.itos) if w in vectors.index]
+    rows = np.zeros((len(big), vectors.dim), dtype=np.float32)
+    if found:
+        ours, theirs = map(list, zip(*found))
+        rows[ours] = vectors.vectors[theirs]
+    return big, rows
+
+
 def multichannel_gru(big_vocab: Vocabulary, vectors: np.ndarray, small_vocab_size: int, hidden: int,
                      word_dim: int) -> MultiChannelEncoder:
     """MC-QT's encoder: a bidirectional GRU over fixed ``vectors`` (one row per ``big_vocab`` id; rows of

@@ -132,6 +132,19 @@ def score_distribution(scores: np.ndarray, n_classes: int = 5) -> np.ndarray:
     return p
 
 
+def _fit_epochs(model, opt, xt, pt, gen, config: RelatednessConfig) -> None:
+    import torch
+
+    for _ in range(config.epochs_per_round):
+        perm = torch.randperm(len(xt), generator=gen).to(xt.device)
+        for i in range(0, len(xt), config.batch_size):
+            idx = perm[i:i + config.batch_size]
+            loss = torch.nn.functional.kl_div(model(xt[idx]).log_softmax(-1), pt[idx], reduction="batchmean")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+
 def relatedness(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarray,
                 x_test: np.ndarray, y_test: np.ndarray,
                 config: RelatednessConfig = RelatednessConfig(), device=None) -> dict[str, float]:
@@ -143,10 +156,11 @@ def relatedness(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_d
 
     device = default_device(device)
     gen = torch.Generator().manual_seed(config.seed)
-    torch.manual_seed(config.seed)
     xt = torch.as_tensor(x_train, dtype=torch.float32, device=device)
     pt = torch.as_tensor(score_distribution(y_train), dtype=torch.float32, device=device)
-    model = torch.nn.Linear(xt.shape[1], 5).to(device)
+    with torch.random.fork_rng(devices=[]):  # a seeded initialisation that leaves the caller's random state alone
+        torch.manual_seed(config.seed)
+        model = torch.nn.Linear(xt.shape[1], 5).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
     levels = torch.arange(1, 6, dtype=torch.float32, device=device)
 
@@ -157,15 +171,8 @@ def relatedness(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_d
 
     best_r, best_state, bad, epoch = -np.inf, None, 0, 0
     while epoch < config.max_epochs and bad <= config.patience:
-        for _ in range(config.epochs_per_round):
-            perm = torch.randperm(len(xt), generator=gen).to(device)
-            for i in range(0, len(xt), config.batch_size):
-                idx = perm[i:i + config.batch_size]
-                logp = model(xt[idx]).log_softmax(-1)
-                loss = torch.nn.functional.kl_div(logp, pt[idx], reduction="batchmean")
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
+        with torch.enable_grad():  # callers may evaluate under no_grad (the trainer's evaluation callback does)
+            _fit_epochs(model, opt, xt, pt, gen, config)
         epoch += config.epochs_per_round
         r = pearsonr(predict(x_dev), y_dev)[0]
         r = -1.0 if np.isnan(r) else r
