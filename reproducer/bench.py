@@ -15,11 +15,23 @@ import resource
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from reproducer.errors import ReproducerError
 
 OBJECTIVES = ("quick_thought", "skip_thought")
 BATCH = {"quick_thought": 400, "skip_thought": 128}
+
+
+def _peak_rss() -> int:
+    """This process's peak resident memory in bytes. On Linux ``VmHWM`` (reset by ``exec``): ``ru_maxrss``
+    would report the parent's peak when the parent is larger, e.g. a notebook kernel spawning the benchmark."""
+    status = Path("/proc/self/status")
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 
 
 def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, seconds: float, max_books: int | None,
@@ -52,8 +64,7 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
     t0 = time.perf_counter()
     log = train(model, batches, TrainConfig(lr=5e-4, max_seconds=seconds, log_every=10, seed=seed), device=device,
                 progress=False)
-    peak = (torch.cuda.max_memory_allocated(device) if device.type == "cuda"
-            else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024))
+    peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else _peak_rss()
     return {"objective": objective, "batch_size": batch_size, "steps": log.step, "training_seconds": log.seconds,
             "wall_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
             "final_loss": log.losses[-1]["loss"] if log.losses else None, "peak_memory_bytes": int(peak),

@@ -86,7 +86,7 @@ QUICK_THOUGHT: dict[str, QuickThoughtPreset] = {p.name: p for p in [
                        batch_size=32, max_len=20, max_steps=30),
     # equal vector sizes to the default skip-thoughts (uni: 2 x 300 = 600-d; bi: 2 x 2 x 150)
     QuickThoughtPreset("default", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
-                       max_seconds=150, eval_every=50),
+                       max_seconds=120, eval_every=40),
     QuickThoughtPreset("paper", max_books=None, vocab_size=50000, word_dim=300, hidden=1200, bi_hidden=600,
                        max_seconds=11 * 3600, eval_every=3600, eval_config="paper"),
 ]}

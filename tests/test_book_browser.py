@@ -132,7 +132,8 @@ def _shown_query(browser) -> str | None:
         "return r.length === 1 ? r[0].dataset.query + '\\n' + r[0].innerText : null;")
 
 
-@pytest.mark.parametrize("page", ["notebooks/00b_baselines.html", "notebooks/01_skip_thoughts.html"])
+@pytest.mark.parametrize("page", ["notebooks/00b_baselines.html", "notebooks/01_skip_thoughts.html",
+                                  "notebooks/02_quick_thoughts.html"])
 def test_explorer_switches_queries_without_a_kernel(browser, server, page):
     from selenium.webdriver.support.ui import Select
 

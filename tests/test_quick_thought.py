@@ -103,6 +103,20 @@ def test_bench_train_times_both_objectives(tmp_path, capsys):
     assert cli(["bench", "train", "--objectives", "magic", "--seconds", "1"]) == 2
 
 
+def test_benchmark_memory_is_the_spawned_process_own_peak():
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    from reproducer.bench import _peak_rss
+
+    ballast = np.ones(300 * 2**20 // 8)  # 300 MiB held by this (parent) process
+    parent = _peak_rss()
+    with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+        child = pool.submit(_peak_rss).result()
+    assert 0 < child < parent - 200 * 2**20, (child, parent)  # not the parent's peak inherited through fork + exec
+    del ballast
+
+
 def test_bag_of_words_and_multichannel_encoders():
     from reproducer.encoders.channels import (AverageEncoder, MultiChannelEncoder, multichannel_gru,
                                               pretrained_channel, pretrained_channel_vocabulary)
