@@ -1,0 +1,77 @@
+"""Similarity scores by sentence length (Wieting et al. 2016, section 5, Table 7).
+
+Wieting et al. pool the pairs of every SemEval STS dataset, give each pair the token count of its longer
+sentence, bin the pairs by that count (≤4, 5, 6, 7, 8, 9, ≥10) and compute, per bin, the Pearson
+correlation between the cosine of the two sentence vectors and the gold score. Any chapter can use it:
+:func:`sts_pairs` pools the pairs, :func:`length_bin_scores` scores an encoder.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from reproducer.errors import ReproducerError
+
+DEFAULT_EDGES = (4, 5, 6, 7, 8, 9)  # bins ≤4, 5, 6, 7, 8, 9, ≥10 (Wieting et al., Table 7)
+
+
+def bin_labels(edges: Sequence[int] = DEFAULT_EDGES) -> list[str]:
+    """``["≤4", "5", ..., "9", "≥10"]`` for ``edges = (4, 5, ..., 9)``: the first bin is every length up to
+    ``edges[0]``, then one bin per further edge, then everything longer than the last edge."""
+    edges = list(edges)
+    if not edges or any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ReproducerError(f"Bin edges must be a non-empty increasing sequence, got {edges}.")
+    middle = [str(e) if e == prev + 1 else f"{prev + 1}-{e}" for prev, e in zip(edges, edges[1:])]
+    return [f"≤{edges[0]}", *middle, f"≥{edges[-1] + 1}"]
+
+
+def length_bin(lengths: Sequence[int] | np.ndarray, edges: Sequence[int] = DEFAULT_EDGES) -> np.ndarray:
+    """The bin label of each length (see :func:`bin_labels`)."""
+    labels = np.array(bin_labels(edges), dtype=object)
+    return labels[np.searchsorted(np.asarray(edges), np.asarray(lengths), side="left")]
+
+
+def pair_length(a: str, b: str) -> int:
+    """Tokens of the longer sentence of a pair (whitespace tokens: the STS files are tokenized)."""
+    return max(len(a.split()), len(b.split()))
+
+
+def sts_pairs(years: Sequence[str] | None = None) -> pd.DataFrame:
+    """Every scored pair of the SemEval STS years (default: all we have, STS12-16) as a frame with
+    ``year, dataset, a, b, score, length``."""
+    from reproducer.data.loaders import STS_DATASETS, load_sts
+
+    rows = [{"year": year, "dataset": name, "a": p.a, "b": p.b, "score": p.label, "length": pair_length(p.a, p.b)}
+            for year in (years or list(STS_DATASETS)) for name, pairs in load_sts(year).items() for p in pairs]
+    return pd.DataFrame(rows)
+
+
+def binned_correlations(u: np.ndarray, v: np.ndarray, gold: np.ndarray, lengths: np.ndarray,
+                        edges: Sequence[int] = DEFAULT_EDGES) -> pd.DataFrame:
+    """Per length bin: the number of pairs and the Pearson and Spearman correlations between
+    ``cos(u_i, v_i)`` and ``gold``; one row per bin, in order (an empty bin has ``n = 0`` and NaN)."""
+    from reproducer.evaluate.protocols import cosine_correlations
+
+    if not len(u) == len(v) == len(gold) == len(lengths):
+        raise ReproducerError(f"Got {len(u)}, {len(v)}, {len(gold)} and {len(lengths)} rows; they must match.")
+    bins = length_bin(lengths, edges)
+    rows = []
+    for label in bin_labels(edges):
+        chosen = bins == label
+        r = cosine_correlations(u[chosen], v[chosen], gold[chosen]) if chosen.sum() > 1 else \
+            {"pearson": np.nan, "spearman": np.nan}
+        rows.append({"bin": label, "n": int(chosen.sum()), "pearson": r["pearson"], "spearman": r["spearman"]})
+    return pd.DataFrame(rows)
+
+
+def length_bin_scores(encoder, pairs: pd.DataFrame, edges: Sequence[int] = DEFAULT_EDGES,
+                      batch_size: int = 256) -> pd.DataFrame:
+    """:func:`binned_correlations` of an encoder on ``pairs`` (a frame with ``a, b, score, length``, e.g.
+    :func:`sts_pairs`); each distinct sentence is encoded once."""
+    from reproducer.evaluate.harness import encode_unique
+
+    table = encode_unique(encoder, list(dict.fromkeys([*pairs.a, *pairs.b])), batch_size, progress=False)
+    u, v = np.stack([table[s] for s in pairs.a]), np.stack([table[s] for s in pairs.b])
+    return binned_correlations(u, v, pairs.score.to_numpy(float), pairs.length.to_numpy(), edges)
