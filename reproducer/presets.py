@@ -97,6 +97,45 @@ def quick_thought_preset(name: str, **overrides) -> QuickThoughtPreset:
     return _preset(QUICK_THOUGHT, QuickThoughtPreset, "Quick-Thoughts", name, overrides)
 
 
+@dataclass(frozen=True)
+class ParaphrasticPreset:
+    """Wieting et al. (2016): loss, optimiser and budget of the six compositional models. The paper's own
+    reduced grid fixes batch 100, δ 0.4 and AdaGrad at 0.05 and tunes ``lambda_w``, MIX/MAX and (for the
+    compositional models) ``lambda_c``; a notebook grid overrides those fields."""
+
+    name: str
+    wiki_min_score: float = 4.0  # PPDB-wiki pairs kept for training (plus the Twitter URL paraphrases)
+    vocab_size: int | None = None  # words of the initial vectors kept (None: all), plus every training word
+    batch_size: int = 100  # pairs per batch = the pool of negatives
+    delta: float = 0.4  # the margin δ
+    negatives: str = "MAX"  # "MAX" | "MIX"
+    lambda_c: float = 1e-6  # compositional weights (the iRNN's toward their initial values)
+    lambda_w: float = 0.0  # word embeddings toward their initial values
+    train_words: bool = True  # False: the paper's "do not update W_w" setting
+    optimizer: str = "adagrad"  # the paper tunes AdaGrad vs Adam; PP's best is AdaGrad 0.05
+    lr: float = 0.05
+    clip: float = 1e9  # the paper tunes clipping at 1 vs none; none here (a very large threshold)
+    max_len: int = 40
+    max_seconds: float | None = None
+    max_steps: int | None = None
+    eval_every: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+PARAPHRASTIC: dict[str, ParaphrasticPreset] = {p.name: p for p in [
+    ParaphrasticPreset("smoke", vocab_size=2000, batch_size=16, max_steps=20),
+    ParaphrasticPreset("default", max_seconds=60),
+    ParaphrasticPreset("paper", max_steps=10 * 30_000),  # 10 epochs of PPDB XL (3M pairs, batch 100)
+]}
+
+
+def paraphrastic_preset(name: str, **overrides) -> ParaphrasticPreset:
+    """The named Wieting et al. preset with some fields replaced (``None`` values are ignored)."""
+    return _preset(PARAPHRASTIC, ParaphrasticPreset, "paraphrastic", name, overrides)
+
+
 def _preset(table: dict, cls, label: str, name: str, overrides: dict):
     if name not in table:
         raise ReproducerError(f"Unknown preset {name!r}; choose one of {', '.join(table)}.")

@@ -1,4 +1,4 @@
-"""One trainer for every model of the book: Adam, gradient-norm clipping, a step and/or time budget,
+"""One trainer for every model of the book: Adam (or AdaGrad), gradient-norm clipping, a step and/or time budget,
 checkpoints with exact resume, and periodic evaluation logged as (seconds, step, scores).
 
 The model is any ``nn.Module`` whose ``forward(batch)`` returns the scalar loss; ``batches(step)`` must
@@ -21,12 +21,16 @@ from reproducer.io import atomic_path
 from reproducer.runtime import default_device, seed_everything
 
 
+OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimiser and budget. Training stops at ``max_steps`` or ``max_seconds``, whichever comes first."""
 
     lr: float = 1e-3
     clip: float = 10.0  # gradient-norm clipping (Kiros et al.: 10)
+    optimizer: str = "adam"  # "adam" | "adagrad" (Wieting et al. 2016 tune both)
     max_steps: int | None = None
     max_seconds: float | None = None
     log_every: int = 10  # steps between loss records
@@ -37,12 +41,14 @@ class TrainConfig:
     def __post_init__(self):
         if self.max_steps is None and self.max_seconds is None:
             raise ReproducerError("Give a budget: max_steps and/or max_seconds.")
+        if self.optimizer not in OPTIMIZERS:
+            raise ReproducerError(f"Unknown optimizer {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}.")
 
     @classmethod
     def from_preset(cls, preset, seed: int = 0) -> "TrainConfig":
         """The optimiser and budget fields of a model preset (:mod:`reproducer.presets`)."""
-        return cls(lr=preset.lr, clip=preset.clip, max_steps=preset.max_steps, max_seconds=preset.max_seconds,
-                   eval_every=preset.eval_every, seed=seed)
+        return cls(lr=preset.lr, clip=preset.clip, optimizer=getattr(preset, "optimizer", "adam"),
+                   max_steps=preset.max_steps, max_seconds=preset.max_seconds, eval_every=preset.eval_every, seed=seed)
 
 
 @dataclass
@@ -81,7 +87,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     device = default_device(device)
     seed_everything(config.seed)
     model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
     log = TrainLog()
     path = Path(checkpoint) if checkpoint else None
     if path and path.is_file():

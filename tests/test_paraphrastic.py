@@ -298,3 +298,38 @@ def test_a_few_training_steps_reduce_the_loss(name, mode):
     assert log.losses[0]["loss"] == pytest.approx(before, rel=1e-5)
     assert model(batch.to(model.encoder.embed.weight.device)).item() < 0.5 * before
     assert log.losses[-1]["loss"] < log.losses[0]["loss"]
+
+
+@pytest.mark.parametrize("kind", ["PP", "LSTM"])
+def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
+    from reproducer.data.pairs import TrainingPair
+    from reproducer.data.vectors import WordVectors
+    from reproducer.encoders.trained import load_encoder
+    from reproducer.objectives.paraphrase import fit_paraphrastic, initial_vocabulary
+    from reproducer.presets import paraphrastic_preset
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(30)]
+    vectors = WordVectors(words, rng.normal(size=(30, 6)).astype(np.float32))
+    pairs = [TrainingPair(f"w{i} w{i + 1} new{i}", f"w{i + 1} w{i}", 4.0, "ppdb-wiki") for i in range(20)]
+    vocab, table = initial_vocabulary(vectors, pairs)
+    assert vocab.itos[4:34] == words and "new3" in vocab.stoi
+    np.testing.assert_array_equal(table[vocab.stoi["w7"]], vectors["w7"])
+    preset = paraphrastic_preset("smoke", batch_size=5, max_steps=6)
+    encoder, log = fit_paraphrastic(kind, preset, pairs, vectors, progress=False,
+                                    evaluate=lambda e: {"dim": float(e.encode(["w1 w2"]).shape[1])})
+    assert log.step == 6 and log.evals[-1]["dim"] == 6
+    assert not np.allclose(encoder.module.embed.weight.detach().numpy()[vocab.stoi["w7"]], vectors["w7"])  # trained
+    encoder.save(tmp_path / "m.pt")
+    again = load_encoder(tmp_path / "m.pt")
+    np.testing.assert_allclose(again.encode(["w1 w2 new1", "w9"]), encoder.encode(["w1 w2 new1", "w9"]), rtol=1e-5)
+
+
+def test_train_config_knows_adagrad():
+    from reproducer.errors import ReproducerError
+    from reproducer.presets import paraphrastic_preset
+    from reproducer.train import TrainConfig
+
+    assert TrainConfig.from_preset(paraphrastic_preset("default")).optimizer == "adagrad"
+    with pytest.raises(ReproducerError, match="Unknown optimizer"):
+        TrainConfig(max_steps=1, optimizer="sgd")

@@ -115,10 +115,12 @@ class TokenEncoder:
 
 def load_encoder(path: str | Path, device=None) -> TokenEncoder:
     """A :class:`TokenEncoder` from a bundle written by :meth:`TokenEncoder.save`."""
+    from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
     from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
     from reproducer.runtime import default_device
 
-    kinds = {"RecurrentEncoder": (RecurrentConfig, RecurrentEncoder)}
+    kinds = {"RecurrentEncoder": (RecurrentConfig, RecurrentEncoder),
+             "CompositionalEncoder": (CompositionalConfig, CompositionalEncoder)}
     path = Path(path)
     if not path.is_file():
         raise ReproducerError(f"No encoder file at {path}.")

@@ -206,3 +206,53 @@ class ParaphraseModel(nn.Module):
         if self.lambda_w and self.words_init is not None:
             loss = loss + self.lambda_w * self.word_penalty()
         return loss
+
+
+def initial_vocabulary(vectors, pairs, max_words: int | None = None, seed: int = 0):
+    """The vocabulary of a paraphrastic model and its initial embeddings: the special tokens, the first
+    ``max_words`` words of the pre-trained ``vectors`` (all if None), then every other word of the training
+    ``pairs``, lower-cased tokens. Rows of words without a vector are drawn from U[-0.1, 0.1]; ``<pad>`` is 0."""
+    import numpy as np
+
+    from reproducer.data.tokenize import tokenize
+    from reproducer.data.vocab import SPECIALS, Vocabulary
+
+    words = list(vectors.words[:max_words] if max_words else vectors.words)
+    known = set(words) | set(SPECIALS)
+    extra = dict.fromkeys(t for p in pairs for s in (p.a, p.b) for t in tokenize(s, lowercase=True) if t not in known)
+    vocab = Vocabulary(list(SPECIALS) + words + list(extra))
+    table = np.random.default_rng(seed).uniform(-0.1, 0.1, (len(vocab), vectors.dim)).astype(np.float32)
+    table[len(SPECIALS):len(SPECIALS) + len(words)] = np.asarray([vectors[w] for w in words], dtype=np.float32)
+    table[0] = 0.0
+    return vocab, table
+
+
+def fit_paraphrastic(kind: str, preset, pairs, vectors, *, activation: str | None = None, layers: int = 1,
+                     output_gate: bool = True, checkpoint=None, evaluate=None, seed: int = 0, device=None,
+                     progress: bool = True):
+    """Train one of Wieting et al.'s models (``kind`` and its options: see
+    :class:`~reproducer.encoders.compositional.CompositionalConfig`) with Eq. 11 on ``pairs``
+    (:func:`reproducer.data.pairs.training_pairs`), word embeddings initialised from ``vectors``, under a
+    :class:`~reproducer.presets.ParaphrasticPreset`. Returns the encoder (a
+    :class:`~reproducer.encoders.trained.TokenEncoder`, savable) and the training log; ``evaluate(encoder)``
+    is called as in :func:`reproducer.train.train`."""
+    from reproducer.data.pairs import PairSampler
+    from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
+    from reproducer.encoders.trained import TokenEncoder
+    from reproducer.runtime import default_device, seed_everything
+    from reproducer.train import TrainConfig, train
+
+    seed_everything(seed)
+    vocab, table = initial_vocabulary(vectors, pairs, preset.vocab_size, seed)
+    config = CompositionalConfig(kind, len(vocab), vectors.dim, layers=layers, activation=activation,
+                                 output_gate=output_gate)
+    encoder = CompositionalEncoder(config, table)
+    model = ParaphraseModel(encoder, delta=preset.delta, mode=preset.negatives, lambda_c=preset.lambda_c,
+                            lambda_w=preset.lambda_w, train_words=preset.train_words, seed=seed)
+    device = default_device(device)
+    model.to(device)
+    wrapped = TokenEncoder(encoder, vocab, kind, device=device)
+    sampler = PairSampler(pairs, vocab, preset.batch_size, max_len=preset.max_len, seed=seed)
+    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
+                progress=progress, desc=kind, evaluate=(lambda: evaluate(wrapped)) if evaluate else None)
+    return wrapped, log
