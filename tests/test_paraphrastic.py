@@ -323,6 +323,9 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
     encoder.save(tmp_path / "m.pt")
     again = load_encoder(tmp_path / "m.pt")
     np.testing.assert_allclose(again.encode(["w1 w2 new1", "w9"]), encoder.encode(["w1 w2 new1", "w9"]), rtol=1e-5)
+    from reproducer.__main__ import main as cli
+
+    assert cli(["evaluate", "--encoder", str(tmp_path / "m.pt"), "--tasks", "STS16", "--quiet", "--device", "cpu"]) == 0
 
 
 def test_train_config_knows_adagrad():
