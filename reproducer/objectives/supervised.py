@@ -1,0 +1,177 @@
+"""Training a sentence encoder *with* a task (Wieting et al. 2016, section 4.3, Eq. 13-14; Tai et al. 2015).
+
+Unlike the frozen-encoder evaluation of :mod:`reproducer.evaluate`, here the encoder is trained end to end
+with a small head on one supervised task:
+
+- **relatedness** (SICK): ``h_× = u ⊙ v``, ``h_+ = |u − v|``, ``h_s = σ(W^(×) h_× + W^(+) h_+ + b^(h))``,
+  ``p̂ = softmax(W^(p) h_s + b^(p))`` over the scores 1..K, prediction ``ŷ = rᵀp̂`` with ``r = [1 .. K]``;
+  the loss is ``KL(p ‖ p̂)`` to Tai et al.'s sparse target ``p`` with ``rᵀp = y`` (Eq. 13-14);
+- **entailment** (SICK): the same head with three outputs and the negative log-likelihood;
+- **sentiment** (SST): ``σ(W u + b)`` then a softmax layer with two outputs, negative log-likelihood.
+
+Regularisers (the paper's λ_s, λ_c, λ_w): ``λ_s‖head‖²`` on the classifier, ``λ_c‖W_c − A‖²`` on the
+encoder's compositional parameters (``A`` = their values at construction: the *universal* parameters when
+the encoder comes from PPDB training, and ``anchor="zero"`` for plain L2), ``λ_w‖W_w − W_w,initial‖²``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from reproducer.errors import ReproducerError
+
+TASK_CLASSES = {"relatedness": 5, "entailment": 3, "sentiment": 2}
+ENTAILMENT = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
+
+
+class TaskHead(nn.Module):
+    """The classifier on top of the sentence vectors: a sigmoid hidden layer, then class logits. For pair
+    tasks the hidden layer reads ``u ⊙ v`` and ``|u − v|`` through two matrices (Eq. 13's ``W^(×)``, ``W^(+)``)."""
+
+    def __init__(self, dim: int, hidden: int, classes: int, pairs: bool):
+        super().__init__()
+        self.pairs = pairs
+        self.times = nn.Linear(dim, hidden)  # W^(×) and b^(h); for sentences: W and b
+        self.plus = nn.Linear(dim, hidden, bias=False) if pairs else None  # W^(+)
+        self.out = nn.Linear(hidden, classes)  # W^(p), b^(p)
+
+    def forward(self, u: torch.Tensor, v: torch.Tensor | None = None) -> torch.Tensor:
+        if self.pairs:
+            if v is None:
+                raise ReproducerError("A pair task needs both sentence vectors.")
+            hidden = torch.sigmoid(self.times(u * v) + self.plus((u - v).abs()))
+        else:
+            hidden = torch.sigmoid(self.times(u))
+        return self.out(hidden)
+
+
+@dataclass
+class LabelledBatch:
+    """Padded ids of the first (and, for pair tasks, second) sentences and the targets: class ids, or
+    for relatedness the ``(B, K)`` target distributions."""
+
+    ids1: torch.Tensor
+    lengths1: torch.Tensor
+    target: torch.Tensor
+    ids2: torch.Tensor | None = None
+    lengths2: torch.Tensor | None = None
+
+    def to(self, device) -> "LabelledBatch":
+        move = lambda t: None if t is None else t.to(device)  # noqa: E731
+        return LabelledBatch(move(self.ids1), move(self.lengths1), move(self.target), move(self.ids2), move(self.lengths2))
+
+    def __len__(self) -> int:
+        return len(self.lengths1)
+
+
+def targets(task: str, labels) -> torch.Tensor:
+    """Training targets of ``labels``: Tai et al.'s sparse distribution over 1..5 for relatedness scores,
+    class ids for entailment (:data:`ENTAILMENT` order) and sentiment (0/1)."""
+    from reproducer.evaluate.protocols import score_distribution
+
+    if task == "relatedness":
+        return torch.as_tensor(score_distribution(np.asarray(labels, dtype=float), TASK_CLASSES[task]),
+                               dtype=torch.float32)
+    if task == "entailment":
+        return torch.as_tensor([ENTAILMENT.index(str(y).upper()) for y in labels])
+    if task == "sentiment":
+        return torch.as_tensor([int(y) for y in labels])
+    raise ReproducerError(f"Unknown supervised task {task!r}; choose one of {', '.join(TASK_CLASSES)}.")
+
+
+class SupervisedModel(nn.Module):
+    """``encoder`` (ids, lengths -> vectors, with ``embed``) plus a :class:`TaskHead`; ``forward(batch)``
+    returns the regularised loss, :meth:`predict` the predicted score (relatedness) or class."""
+
+    def __init__(self, encoder: nn.Module, task: str, *, hidden: int = 50, lambda_s: float = 0.0,
+                 lambda_c: float = 0.0, lambda_w: float = 0.0, anchor: str = "initial", train_words: bool = True):
+        super().__init__()
+        if task not in TASK_CLASSES:
+            raise ReproducerError(f"Unknown supervised task {task!r}; choose one of {', '.join(TASK_CLASSES)}.")
+        if anchor not in ("initial", "zero"):
+            raise ReproducerError(f"anchor must be 'initial' or 'zero', got {anchor!r}.")
+        self.encoder, self.task = encoder, task
+        self.head = TaskHead(encoder.output_dim, hidden, TASK_CLASSES[task], pairs=task != "sentiment")
+        self.lambda_s, self.lambda_c, self.lambda_w = lambda_s, lambda_c, lambda_w
+        encoder.embed.weight.requires_grad_(train_words)
+        self.register_buffer("words_init", encoder.embed.weight.detach().clone() if lambda_w and train_words else None)
+        compositional = [(n, p) for n, p in encoder.named_parameters() if not n.startswith("embed.")]
+        self._compositional_names = [n for n, _ in compositional]
+        for i, (_, p) in enumerate(compositional):
+            self.register_buffer(f"anchor{i}", p.detach().clone() if anchor == "initial" else torch.zeros_like(p))
+
+    def logits(self, batch) -> torch.Tensor:
+        u = self.encoder(batch.ids1, batch.lengths1)
+        v = self.encoder(batch.ids2, batch.lengths2) if self.head.pairs else None
+        return self.head(u, v)
+
+    def penalty(self) -> torch.Tensor:
+        """``λ_s‖head‖² + λ_c‖W_c − A‖² + λ_w‖W_w − W_w,initial‖²``."""
+        total = self.lambda_s * sum((p ** 2).sum() for p in self.head.parameters())
+        if self.lambda_c:
+            params = dict(self.encoder.named_parameters())
+            total = total + self.lambda_c * sum(((params[n] - getattr(self, f"anchor{i}")) ** 2).sum()
+                                                for i, n in enumerate(self._compositional_names))
+        if self.lambda_w and self.words_init is not None:
+            total = total + self.lambda_w * ((self.encoder.embed.weight - self.words_init) ** 2).sum()
+        return total
+
+    def forward(self, batch) -> torch.Tensor:
+        logits = self.logits(batch)
+        if self.task == "relatedness":  # Eq. 14: KL(p ‖ p̂), averaged over the batch
+            loss = F.kl_div(logits.log_softmax(-1), batch.target, reduction="batchmean")
+        else:
+            loss = F.cross_entropy(logits, batch.target)
+        return loss + self.penalty()
+
+    @torch.no_grad()
+    def predict(self, batch) -> torch.Tensor:
+        """Relatedness: ``rᵀp̂`` (a score in 1..K); otherwise the arg-max class."""
+        logits = self.logits(batch)
+        if self.task == "relatedness":
+            levels = torch.arange(1, TASK_CLASSES["relatedness"] + 1, dtype=logits.dtype, device=logits.device)
+            return logits.softmax(-1) @ levels
+        return logits.argmax(-1)
+
+
+class LabelledSampler:
+    """Batches of labelled records, deterministic in ``(seed, step)``. ``texts`` is a list of sentences or
+    of ``(a, b)`` pairs; ``labels`` the raw labels (see :func:`targets`)."""
+
+    def __init__(self, texts: list, labels: list, vocab, task: str, batch_size: int, *, seed: int = 0,
+                 lowercase: bool = True, max_len: int = 60):
+        from reproducer.data.tokenize import tokenize
+
+        if len(texts) != len(labels) or len(texts) < batch_size:
+            raise ReproducerError(f"{len(texts)} texts, {len(labels)} labels, batch of {batch_size}: need equal "
+                                  "lengths and at least one batch.")
+
+        def ids(s: str) -> np.ndarray:
+            return np.asarray(vocab.encode(tokenize(s, lowercase=lowercase))[:max_len] or [vocab.unk_id])
+
+        self.pairs = task != "sentiment"
+        self.first = [ids(t[0] if self.pairs else t) for t in texts]
+        self.second = [ids(t[1]) for t in texts] if self.pairs else None
+        self.target = targets(task, labels)
+        self.batch_size, self.seed = batch_size, seed
+        self.steps_per_epoch = len(texts) // batch_size
+
+    def indices(self, step: int) -> np.ndarray:
+        epoch, k = divmod(step, self.steps_per_epoch)
+        order = np.random.default_rng([self.seed, epoch]).permutation(len(self.first))
+        return order[k * self.batch_size:(k + 1) * self.batch_size]
+
+    def batch(self, step: int | None = None, indices: np.ndarray | None = None) -> LabelledBatch:
+        """The batch of a training ``step``, or of the given record ``indices`` (e.g. to predict a split)."""
+        from reproducer.data.batches import pad
+
+        idx = self.indices(step) if indices is None else np.asarray(indices)
+        ids1, lengths1 = pad([self.first[i] for i in idx])
+        batch = LabelledBatch(ids1, lengths1, self.target[torch.as_tensor(idx)])
+        if self.pairs:
+            batch.ids2, batch.lengths2 = pad([self.second[i] for i in idx])
+        return batch
