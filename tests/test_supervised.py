@@ -70,3 +70,26 @@ def test_relatedness_predictions_are_expected_scores_and_sampler_is_deterministi
     assert torch.isfinite(model(b)) and ((model.predict(b) >= 1) & (model.predict(b) <= 5)).all()
     with pytest.raises(ReproducerError, match="equal lengths"):
         LabelledSampler(pairs, scores[:5], vocab, "relatedness", 10)
+
+
+def test_fit_supervised_keeps_the_best_dev_epoch(tmp_path):
+    from reproducer.objectives.supervised import fit_supervised
+
+    vocab, texts, labels = _toy()
+    data = {"train": (texts[:120], labels[:120]), "dev": (texts[120:160], labels[120:160]),
+            "test": (texts[160:], labels[160:])}
+    torch.manual_seed(0)
+    model = SupervisedModel(CompositionalEncoder(CompositionalConfig("PP", len(vocab), 8)), "sentiment", hidden=8)
+    report = fit_supervised(model, vocab, data, epochs=4, batch_size=20, workdir=tmp_path)
+    assert [e for e, _ in report["curve"]] == [1, 2, 3, 4]
+    assert report["dev"] == max(d for _, d in report["curve"]) and report["test"] > 90
+
+
+def test_task_data_splits():
+    from reproducer.objectives.supervised import task_data
+
+    sick = task_data("relatedness")
+    assert [len(sick[s][0]) for s in ("train", "dev", "test")] == [4500, 500, 4927]
+    assert isinstance(sick["train"][0][0], tuple) and 1 <= min(sick["train"][1]) <= max(sick["train"][1]) <= 5
+    assert [len(x[0]) for x in task_data("sentiment").values()] == [6920, 872, 1821]
+    assert set(task_data("entailment")["dev"][1]) == {"NEUTRAL", "ENTAILMENT", "CONTRADICTION"}

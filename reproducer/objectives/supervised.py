@@ -175,3 +175,66 @@ class LabelledSampler:
         if self.pairs:
             batch.ids2, batch.lengths2 = pad([self.second[i] for i in idx])
         return batch
+
+
+def task_data(task: str) -> dict[str, tuple[list, list]]:
+    """``split -> (texts, labels)`` of a supervised task: SICK (relatedness or entailment; texts are
+    ``(a, b)`` pairs) or SST-2 at the sentence level (sentiment), train / dev / test."""
+    from reproducer.data.loaders import load_sick, load_sst2
+
+    if task in ("relatedness", "entailment"):
+        field = "relatedness" if task == "relatedness" else "entailment"
+        return {split: ([(r.a, r.b) for r in rows], [getattr(r, field) for r in rows])
+                for split, rows in load_sick().items()}
+    if task == "sentiment":
+        return {split: ([r.text for r in rows], [r.label for r in rows]) for split, rows in load_sst2("sentence").items()}
+    raise ReproducerError(f"Unknown supervised task {task!r}; choose one of {', '.join(TASK_CLASSES)}.")
+
+
+def score(model: SupervisedModel, sampler: LabelledSampler, labels, batch_size: int = 500) -> float:
+    """Pearson r × 100 (relatedness) or accuracy in % of ``model`` on all records of ``sampler``."""
+    from scipy.stats import pearsonr
+
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    chunks = [np.arange(i, min(i + batch_size, len(labels))) for i in range(0, len(labels), batch_size)]
+    predicted = torch.cat([model.predict(sampler.batch(indices=idx).to(device)).cpu() for idx in chunks]).numpy()
+    model.train(was_training)
+    if model.task == "relatedness":
+        return 100 * float(pearsonr(predicted, np.asarray(labels, dtype=float))[0])
+    return 100 * float((predicted == targets(model.task, labels).numpy()).mean())
+
+
+def fit_supervised(model: SupervisedModel, vocab, data: dict, *, epochs: int = 10, batch_size: int = 50,
+                   lr: float = 0.05, optimizer: str = "adagrad", seed: int = 0, device=None, workdir=None,
+                   progress: bool = False) -> dict:
+    """Train ``model`` on ``data["train"]`` for ``epochs`` (the paper: 10), keep the epoch with the best dev
+    score, and report it: ``{"dev": ..., "test": ..., "epoch": ..., "curve": [(epoch, dev), ...]}``.
+    Training goes through :func:`reproducer.train.train` one epoch at a time, resuming from a checkpoint in
+    ``workdir`` (a temporary folder by default), so the optimiser state carries over between epochs."""
+    import copy
+    import tempfile
+    from pathlib import Path
+
+    from reproducer.runtime import default_device
+    from reproducer.train import TrainConfig, train
+
+    device = default_device(device)
+    model.to(device)
+    samplers = {split: LabelledSampler(*data[split], vocab, model.task, min(batch_size, len(data[split][0])), seed=seed)
+                for split in ("train", "dev", "test")}
+    best, curve = None, []
+    with tempfile.TemporaryDirectory() as tmp:
+        checkpoint = Path(workdir or tmp) / f"supervised-{model.task}.train.pt"
+        for epoch in range(1, epochs + 1):
+            config = TrainConfig(lr=lr, optimizer=optimizer, clip=1e9, seed=seed,
+                                 max_steps=epoch * samplers["train"].steps_per_epoch)
+            train(model, samplers["train"].batch, config, checkpoint=checkpoint, device=device, progress=progress,
+                  desc=f"{model.task} epoch {epoch}")
+            dev = score(model, samplers["dev"], data["dev"][1])
+            curve.append((epoch, dev))
+            if best is None or dev > best[1]:
+                best = (epoch, dev, copy.deepcopy(model.state_dict()))
+    model.load_state_dict(best[2])
+    return {"dev": best[1], "test": score(model, samplers["test"], data["test"][1]), "epoch": best[0], "curve": curve}
