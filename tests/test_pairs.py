@@ -39,3 +39,16 @@ def test_pair_sampler_is_deterministic_and_covers_an_epoch():
     assert len(set(seen.tolist())) == 8  # no pair twice within an epoch
     with pytest.raises(ReproducerError, match="Only 10 training pairs"):
         PairSampler(pairs, vocab, batch_size=20)
+
+
+def test_nested_subsets_halve_and_nest():
+    from reproducer.data.pairs import nested_subsets
+
+    pairs = [TrainingPair(f"a{i}", f"b{i}", 5.0 - i / 100, "ppdb-wiki") for i in range(100)]
+    random = nested_subsets(pairs, "random", min_size=10, seed=0)
+    assert [len(s) for s in random] == [12, 25, 50, 100]
+    assert all(small == big[: len(small)] for small, big in zip(random, random[1:]))  # each contains the previous
+    assert random[0] != pairs[:12]
+    assert nested_subsets(pairs, "ordered", min_size=10)[0] == pairs[:12]  # the best-scored pairs first
+    with pytest.raises(ReproducerError, match="order must be"):
+        nested_subsets(pairs, "sorted")

@@ -336,3 +336,21 @@ def test_train_config_knows_adagrad():
     assert TrainConfig.from_preset(paraphrastic_preset("default")).optimizer == "adagrad"
     with pytest.raises(ReproducerError, match="Unknown optimizer"):
         TrainConfig(max_steps=1, optimizer="sgd")
+
+
+def test_norm_weighted_vectors_scale_initial_vectors_by_trained_l1_norms():
+    from reproducer.data.vocab import SPECIALS, Vocabulary
+    from reproducer.errors import ReproducerError
+    from reproducer.objectives.paraphrase import norm_weighted_vectors
+
+    vocab = Vocabulary(list(SPECIALS) + ["the", "poverty"])
+    initial = np.ones((6, 2), dtype=np.float32)
+    trained = np.zeros((6, 2), dtype=np.float32)
+    trained[4] = [0.1, -0.1]  # "the": small trained norm
+    trained[5] = [2.0, -1.0]  # "poverty": large
+    vectors = norm_weighted_vectors(vocab, initial, trained)
+    assert vectors.words == ["the", "poverty"]
+    np.testing.assert_allclose(vectors["the"], [0.2, 0.2], rtol=1e-6)
+    np.testing.assert_allclose(vectors["poverty"], [3.0, 3.0])
+    with pytest.raises(ReproducerError, match="Tables of shape"):
+        norm_weighted_vectors(vocab, initial[:3], trained)

@@ -80,3 +80,23 @@ class PairSampler:
         ids1, lengths1 = pad([self.left[i] for i in idx])
         ids2, lengths2 = pad([self.right[i] for i in idx])
         return PairBatch(ids1, lengths1, ids2, lengths2)
+
+
+def nested_subsets(pairs: list[TrainingPair], order: str = "random", *, min_size: int = 10,
+                   seed: int = 0) -> list[list[TrainingPair]]:
+    """Wieting et al.'s Figure 1 training sets: all pairs, then halved again and again while at least
+    ``min_size`` remain, each smaller set a prefix of the larger ones (so each larger set contains the
+    previous one). ``order="ordered"`` keeps the given order (for :func:`training_pairs`: the highest-scored
+    PPDB pairs first, as PPDB's confidence order); ``"random"`` shuffles once with ``seed``. Smallest first."""
+    if order not in ("random", "ordered"):
+        raise ReproducerError(f"order must be 'random' or 'ordered', got {order!r}.")
+    pool = list(pairs)
+    if order == "random":
+        pool = [pool[i] for i in np.random.default_rng(seed).permutation(len(pool))]
+    sizes, n = [], len(pool)
+    while n >= min_size:
+        sizes.append(n)
+        n //= 2
+    if not sizes:
+        raise ReproducerError(f"{len(pool)} pairs: fewer than min_size={min_size}.")
+    return [pool[:k] for k in reversed(sizes)]

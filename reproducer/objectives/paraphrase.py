@@ -256,3 +256,22 @@ def fit_paraphrastic(kind: str, preset, pairs, vectors, *, activation: str | Non
     log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
                 progress=progress, desc=kind, evaluate=(lambda: evaluate(wrapped)) if evaluate else None)
     return wrapped, log
+
+
+def norm_weighted_vectors(vocab, initial, trained, name: str = "initial x trained weight"):
+    """Wieting et al.'s section 6 analysis: each word's *initial* vector multiplied by a weight, the sum of
+    the absolute values of its *trained* (paragram-phrase) vector's components. Averaging these reweighted
+    initial vectors tests how much of PP's gain is a learned word weighting. ``initial`` and ``trained`` are
+    ``(len(vocab), d)`` tables (e.g. :func:`initial_vocabulary`'s and the trained ``embed.weight``); returns
+    :class:`~reproducer.data.vectors.WordVectors` over the vocabulary's words (special tokens dropped)."""
+    import numpy as np
+
+    from reproducer.data.vectors import WordVectors
+    from reproducer.data.vocab import SPECIALS
+
+    initial, trained = np.asarray(initial, dtype=np.float32), np.asarray(trained, dtype=np.float32)
+    if initial.shape != trained.shape or len(initial) != len(vocab):
+        raise ReproducerError(f"Tables of shape {initial.shape} and {trained.shape} for a vocabulary of {len(vocab)}.")
+    weights = np.abs(trained).sum(axis=1, keepdims=True)
+    start = len(SPECIALS)
+    return WordVectors(vocab.itos[start:], (initial * weights)[start:], name=name)
