@@ -41,7 +41,7 @@ def test_published_numbers_are_data_with_their_source():
     df = published("logeswaran2018")
     row = df[(df.task == "MR") & (df.model == "GloVe BoW")]
     assert row.value.item() == 78.1 and row.table.item() == "Table 1"
-    assert set(published().paper) == {"kiros2015", "logeswaran2018", "zhang2018"}
+    assert set(published().paper) == {"kiros2015", "logeswaran2018", "wieting2016", "zhang2018"}
     sick = published("kiros2015", "uni-skip").set_index(["task", "metric"]).value
     assert sick["SICK-R", "pearson"] == 0.8477 and sick["MRPC", "f1"] == 81.9
     assert published("logeswaran2018", "combine-skip").set_index("task").value["TREC"] == 92.2
@@ -77,3 +77,29 @@ def test_minilm_encodes_offline_when_installed():
     assert out.shape == (3, 384)
     sims = out @ out.T / np.outer(np.linalg.norm(out, axis=1), np.linalg.norm(out, axis=1))
     assert sims[0, 1] > sims[0, 2] + 0.3
+
+
+def test_wieting2016_numbers_spot_checked_against_the_paper():
+    df = published("wieting2016")
+    assert np.isfinite(df.value.astype(float)).all() and len(df) == 454
+    assert df.groupby("table").size().to_dict() == {"Table 2": 338, "Table 3": 30, "Table 4": 26, "Table 5": 21,
+                                                    "Table 6": 11, "Table 7": 28}
+    v = df.set_index(["table", "model", "task", "metric"]).value
+    # Table 2 (Pearson's r x 100, unsupervised cosine); our sub-dataset names, the paper's in `setting`
+    assert v["Table 2", "paragram-phrase", "STS12", "MSRpar.pearson"] == 42.6
+    assert v["Table 2", "LSTM (o.g.)", "STS12", "MSRpar.pearson"] == 9.3
+    assert v["Table 2", "50%", "STS12", "surprise.OnWN.pearson"] == 60.8  # "608" in the text conversion
+    assert v["Table 2", "paragram-phrase", "STS14", "deft-forum.pearson"] == 48.7
+    assert v["Table 2", "paragram-phrase", "STS12", "average.pearson"] == 58.7
+    assert v["Table 2", "GloVe", "SICK-R", "cosine.pearson"] == 65.9
+    assert v["Table 2", "paragram-sl999", "Twitter", "pearson"] == 36.3
+    assert v["Table 4", "paragram-phrase-XXL", "STS13", "SMT.pearson"] == 40.4
+    # Table 3 (Spearman's rho x 100)
+    assert v["Table 3", "LSTM (no o.g.)", "PPDB", "oracle.spearman"] == 61.6
+    assert v["Table 3", "paragram-sl999", "Annotated-PPDB", "spearman"] == 40.4
+    # Table 5 (supervised) and Table 7 (length bins)
+    assert v["Table 5", "word averaging", "SICK-R", "supervised.pearson"] == 86.40
+    assert v["Table 5", "LSTM (o.g.)", "SST2", "supervised.acc"] == 89.2
+    assert v["Table 7", "paragram-phrase", "STS-length", "bin<=4.pearson"] == 72.7
+    assert v["Table 7", "LSTM (o.g.)", "STS-length", "bin>=10.pearson"] == 53.8
+    assert not v.index.duplicated().any()
