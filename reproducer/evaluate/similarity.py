@@ -1,0 +1,63 @@
+"""Wieting et al.'s (2016) unsupervised similarity suite (Tables 2 and 3): cosine similarity of the two
+sentence vectors against the gold score, no training.
+
+- every SemEval STS sub-dataset of 2012-2015 (19 of the paper's 20; STS13 SMT is not distributed), plus each
+  year's plain average over its sub-datasets (the paper's "average" rows);
+- SICK test relatedness by cosine (the paper's "SICK 2014" row);
+- the Twitter URL corpus test set with graded labels, standing in for SemEval 2015 PIT;
+- the Pavlick et al. PPDB pairs by Spearman's ρ, on all pairs and on two fixed halves (``dev`` for model
+  selection, ``test`` to report: our stand-in for the paper's Annotated-PPDB test).
+
+Scores are Pearson's r (Spearman's ρ for PPDB) × 100, the paper's scale.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+YEARS = ("STS12", "STS13", "STS14", "STS15")
+
+
+def pavlick_halves(seed: int = 0) -> dict[str, list]:
+    """The Pavlick et al. PPDB pairs split once, at random with ``seed``, into ``dev`` and ``test`` halves."""
+    from reproducer.data.loaders import load_ppdb_human
+
+    pairs = load_ppdb_human("ppdb")
+    order = np.random.default_rng(seed).permutation(len(pairs))
+    half = len(pairs) // 2
+    return {"dev": [pairs[i] for i in order[:half]], "test": [pairs[i] for i in order[half:]], "all": pairs}
+
+
+def _cosine_scores(table: dict, a: list[str], b: list[str], gold) -> dict[str, float]:
+    from reproducer.evaluate.protocols import cosine_correlations
+
+    return cosine_correlations(np.stack([table[s] for s in a]), np.stack([table[s] for s in b]),
+                               np.asarray(gold, dtype=float))
+
+
+def similarity_suite(encoder, *, seed: int = 0, batch_size: int = 256) -> pd.DataFrame:
+    """One row per dataset: ``task, dataset, score`` (× 100), with ``metric`` ``pearson`` or ``spearman``
+    (see the module docstring). Every distinct sentence is encoded once."""
+    from reproducer.data.loaders import load_sick, load_sts, load_twitter_url_graded
+    from reproducer.evaluate.harness import encode_unique
+
+    sets: list[tuple[str, str, list, list, list, str]] = []
+    for year in YEARS:
+        for name, pairs in load_sts(year).items():
+            sets.append((year, name, [p.a for p in pairs], [p.b for p in pairs], [p.label for p in pairs], "pearson"))
+    sick = load_sick()["test"]
+    sets.append(("SICK-R", "test (cosine)", [p.a for p in sick], [p.b for p in sick], [p.relatedness for p in sick],
+                 "pearson"))
+    twitter = load_twitter_url_graded()
+    sets.append(("Twitter", "test (graded)", [p.a for p in twitter], [p.b for p in twitter], [p.label for p in twitter],
+                 "pearson"))
+    for half, pairs in pavlick_halves(seed).items():
+        sets.append(("PPDB", half, [p.a for p in pairs], [p.b for p in pairs], [p.score for p in pairs], "spearman"))
+    sentences = list(dict.fromkeys(s for _, _, a, b, _, _ in sets for s in (*a, *b)))
+    table = encode_unique(encoder, sentences, batch_size)
+    rows = [{"task": task, "dataset": name, "metric": metric, "score": 100 * _cosine_scores(table, a, b, gold)[metric]}
+            for task, name, a, b, gold, metric in sets]
+    frame = pd.DataFrame(rows)
+    averages = frame[frame.task.isin(YEARS)].groupby("task", sort=False).score.mean()
+    extra = pd.DataFrame({"task": averages.index, "dataset": "average", "metric": "pearson", "score": averages.values})
+    return pd.concat([frame, extra], ignore_index=True)
