@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import torch
 
+from reproducer.data.tokenize import tokenize
 from reproducer.data.vocab import Vocabulary
 from reproducer.errors import ReproducerError
 
@@ -60,14 +61,37 @@ def pad(seqs: list[np.ndarray], *, bos: int | None = None, eos: int | None = Non
     return out, lengths
 
 
+def sentence_ids(vocab: Vocabulary, sentence: str, *, lowercase: bool = True, max_len: int | None = None) -> np.ndarray:
+    """The ids of a raw sentence's tokens, cut to ``max_len``; an empty sentence is one ``<unk>``."""
+    return np.asarray(vocab.encode(tokenize(sentence, lowercase=lowercase))[:max_len] or [vocab.unk_id])
+
+
+class EpochOrder:
+    """``order(step)``: the ``k``-th block of ``batch_size`` items of epoch ``e``'s permutation,
+    ``np.random.default_rng([seed, e]).permutation(items)`` (``items``: a count or an array of positions),
+    with ``e, k = divmod(step, steps_per_epoch)``: every sampler's batches are pure functions of the step."""
+
+    def __init__(self, items: int | np.ndarray, batch_size: int, seed: int):
+        self.items, self.batch_size, self.seed = items, batch_size, seed
+        self.steps_per_epoch = (items if isinstance(items, int) else len(items)) // batch_size
+        self._epoch, self._order = -1, None
+
+    def __call__(self, step: int) -> np.ndarray:
+        epoch, k = divmod(step, self.steps_per_epoch)
+        if epoch != self._epoch:
+            self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.items)
+        return self._order[k * self.batch_size:(k + 1) * self.batch_size]
+
+
 class _Batch:
-    """Tensor fields moved together to a device; ``len`` is the number of sentences."""
+    """Tensor fields (or ``None``) moved together to a device; ``len`` is the batch size (the first field's)."""
 
     def to(self, device):
-        return type(self)(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
+        return type(self)(**{f.name: None if getattr(self, f.name) is None else getattr(self, f.name).to(device)
+                             for f in fields(self)})
 
     def __len__(self) -> int:
-        return len(self.lengths)
+        return len(getattr(self, fields(self)[0].name))
 
 
 @dataclass
@@ -100,14 +124,8 @@ class TripleSampler:
         self.centres = corpus.triple_centres()
         if len(self.centres) < batch_size:
             raise ReproducerError(f"Only {len(self.centres)} training triples for a batch of {batch_size}.")
-        self.steps_per_epoch = len(self.centres) // batch_size
-        self._epoch, self._order = -1, None
-
-    def positions(self, step: int) -> np.ndarray:
-        epoch, k = divmod(step, self.steps_per_epoch)
-        if epoch != self._epoch:
-            self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.centres)
-        return self._order[k * self.batch_size:(k + 1) * self.batch_size]
+        self.positions = EpochOrder(self.centres, batch_size, seed)
+        self.steps_per_epoch = self.positions.steps_per_epoch
 
     def batch(self, step: int) -> TripleBatch:
         centre = self.positions(step)
@@ -150,16 +168,24 @@ class ContiguousSampler:
         for book, start, end in corpus.book_spans:
             self.book_of[start:end] = book
         self.steps_per_epoch = len(corpus) // batch_size
-        self._epoch, self._order = -1, None
+        self._blocks = EpochOrder(self.steps_per_epoch, 1, seed)
 
     def start(self, step: int) -> int:
-        epoch, k = divmod(step, self.steps_per_epoch)
-        if epoch != self._epoch:
-            self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.steps_per_epoch)
-        return int(self._order[k]) * self.batch_size
+        return int(self._blocks(step)[0]) * self.batch_size
 
     def batch(self, step: int) -> ContiguousBatch:
         start = self.start(step)
         positions = np.arange(start, start + self.batch_size)
         ids, lengths = pad([self.corpus.sentence(i, self.max_len) for i in positions])
         return ContiguousBatch(ids, lengths, torch.from_numpy(positions), torch.from_numpy(self.book_of[positions]))
+
+
+@dataclass
+class PairBatch(_Batch):
+    """``B`` phrase pairs as padded ids (pad 0) and lengths: ``x_1`` in ``ids1, lengths1``, ``x_2`` in
+    ``ids2, lengths2``; ``len`` is the number of pairs."""
+
+    ids1: torch.Tensor
+    lengths1: torch.Tensor
+    ids2: torch.Tensor
+    lengths2: torch.Tensor

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reproducer.data.batches import pad
-from reproducer.data.tokenize import tokenize
+from reproducer.data.batches import EpochOrder, PairBatch, pad, sentence_ids
 from reproducer.data.vocab import Vocabulary
 from reproducer.errors import ReproducerError
 
@@ -52,7 +51,7 @@ def training_pairs(wiki_min_score: float = 4.0, *, twitter: bool = True) -> list
 
 
 class PairSampler:
-    """``batch(step)``: ``batch_size`` random pairs as a :class:`~reproducer.objectives.paraphrase.PairBatch`,
+    """``batch(step)``: ``batch_size`` random pairs as a :class:`~reproducer.data.batches.PairBatch`,
     deterministic in ``(seed, step)`` (one shuffled pass over the pairs per epoch), phrases tokenized and
     cut to ``max_len`` tokens."""
 
@@ -60,22 +59,12 @@ class PairSampler:
                  seed: int = 0, lowercase: bool = True):
         if len(pairs) < max(batch_size, 2):
             raise ReproducerError(f"Only {len(pairs)} training pairs for a batch of {batch_size} (need 2 or more).")
-        encode = lambda s: np.asarray(vocab.encode(tokenize(s, lowercase=lowercase))[:max_len] or [vocab.unk_id])  # noqa: E731
-        self.left = [encode(p.a) for p in pairs]
-        self.right = [encode(p.b) for p in pairs]
-        self.batch_size, self.seed = batch_size, seed
-        self.steps_per_epoch = len(pairs) // batch_size
-        self._epoch, self._order = -1, None
+        self.left = [sentence_ids(vocab, p.a, lowercase=lowercase, max_len=max_len) for p in pairs]
+        self.right = [sentence_ids(vocab, p.b, lowercase=lowercase, max_len=max_len) for p in pairs]
+        self.indices = EpochOrder(len(pairs), batch_size, seed)
+        self.steps_per_epoch = self.indices.steps_per_epoch
 
-    def indices(self, step: int) -> np.ndarray:
-        epoch, k = divmod(step, self.steps_per_epoch)
-        if epoch != self._epoch:
-            self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(len(self.left))
-        return self._order[k * self.batch_size:(k + 1) * self.batch_size]
-
-    def batch(self, step: int):
-        from reproducer.objectives.paraphrase import PairBatch
-
+    def batch(self, step: int) -> PairBatch:
         idx = self.indices(step)
         ids1, lengths1 = pad([self.left[i] for i in idx])
         ids2, lengths2 = pad([self.right[i] for i in idx])

@@ -19,8 +19,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from reproducer.data.batches import pad
-from reproducer.data.tokenize import tokenize
+from reproducer.data.batches import pad, sentence_ids
 from reproducer.data.vectors import WordVectors
 from reproducer.data.vocab import SPECIALS, Vocabulary
 from reproducer.errors import ReproducerError
@@ -77,8 +76,7 @@ class TokenEncoder:
         return self.module.output_dim
 
     def ids(self, sentence: str) -> list[int]:
-        ids = self.vocab.encode(tokenize(sentence, lowercase=self.lowercase))
-        return ids or [self.vocab.unk_id]  # an empty sentence is one unknown word
+        return sentence_ids(self.vocab, sentence, lowercase=self.lowercase).tolist()  # empty: one <unk>
 
     def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
         rows = [self.ids(s) for s in sentences]

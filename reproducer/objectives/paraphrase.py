@@ -20,12 +20,12 @@ The maths lives in functions of embeddings (:func:`paraphrase_margin_loss`, :fun
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from reproducer.data.batches import PairBatch  # noqa: F401  (re-exported: the batch this objective reads)
 from reproducer.errors import ReproducerError
 
 NEGATIVE_MODES = ("MAX", "MIX")
@@ -104,23 +104,6 @@ def squared_distance(params: Mapping[str, torch.Tensor], anchors: Mapping[str, t
             raise ReproducerError(f"{name}: parameter {tuple(p.shape)} but anchor {tuple(anchors[name].shape)}.")
         terms.append((p - anchors[name]).pow(2).sum())
     return torch.stack(terms).sum() if terms else torch.zeros(())
-
-
-@dataclass
-class PairBatch:
-    """``B`` phrase pairs as padded ids (pad 0) and lengths: ``x_1`` in ``ids1, lengths1``, ``x_2`` in
-    ``ids2, lengths2``; ``len`` is the number of pairs."""
-
-    ids1: torch.Tensor
-    lengths1: torch.Tensor
-    ids2: torch.Tensor
-    lengths2: torch.Tensor
-
-    def to(self, device) -> "PairBatch":
-        return PairBatch(**{f.name: getattr(self, f.name).to(device) for f in fields(self)})
-
-    def __len__(self) -> int:
-        return len(self.lengths1)
 
 
 class _Snapshot(nn.Module):

@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from reproducer.data.batches import EpochOrder, _Batch, pad, sentence_ids
 from reproducer.errors import ReproducerError
 
 TASK_CLASSES = {"relatedness": 5, "entailment": 3, "sentiment": 2}
@@ -50,7 +51,7 @@ class TaskHead(nn.Module):
 
 
 @dataclass
-class LabelledBatch:
+class LabelledBatch(_Batch):
     """Padded ids of the first (and, for pair tasks, second) sentences and the targets: class ids, or
     for relatedness the ``(B, K)`` target distributions."""
 
@@ -59,13 +60,6 @@ class LabelledBatch:
     target: torch.Tensor
     ids2: torch.Tensor | None = None
     lengths2: torch.Tensor | None = None
-
-    def to(self, device) -> "LabelledBatch":
-        move = lambda t: None if t is None else t.to(device)  # noqa: E731
-        return LabelledBatch(move(self.ids1), move(self.lengths1), move(self.target), move(self.ids2), move(self.lengths2))
-
-    def __len__(self) -> int:
-        return len(self.lengths1)
 
 
 def targets(task: str, labels) -> torch.Tensor:
@@ -144,31 +138,22 @@ class LabelledSampler:
 
     def __init__(self, texts: list, labels: list, vocab, task: str, batch_size: int, *, seed: int = 0,
                  lowercase: bool = True, max_len: int = 60):
-        from reproducer.data.tokenize import tokenize
-
         if len(texts) != len(labels) or len(texts) < batch_size:
             raise ReproducerError(f"{len(texts)} texts, {len(labels)} labels, batch of {batch_size}: need equal "
                                   "lengths and at least one batch.")
 
         def ids(s: str) -> np.ndarray:
-            return np.asarray(vocab.encode(tokenize(s, lowercase=lowercase))[:max_len] or [vocab.unk_id])
+            return sentence_ids(vocab, s, lowercase=lowercase, max_len=max_len)
 
         self.pairs = task != "sentiment"
         self.first = [ids(t[0] if self.pairs else t) for t in texts]
         self.second = [ids(t[1]) for t in texts] if self.pairs else None
         self.target = targets(task, labels)
-        self.batch_size, self.seed = batch_size, seed
-        self.steps_per_epoch = len(texts) // batch_size
-
-    def indices(self, step: int) -> np.ndarray:
-        epoch, k = divmod(step, self.steps_per_epoch)
-        order = np.random.default_rng([self.seed, epoch]).permutation(len(self.first))
-        return order[k * self.batch_size:(k + 1) * self.batch_size]
+        self.indices = EpochOrder(len(texts), batch_size, seed)
+        self.steps_per_epoch = self.indices.steps_per_epoch
 
     def batch(self, step: int | None = None, indices: np.ndarray | None = None) -> LabelledBatch:
         """The batch of a training ``step``, or of the given record ``indices`` (e.g. to predict a split)."""
-        from reproducer.data.batches import pad
-
         idx = self.indices(step) if indices is None else np.asarray(indices)
         ids1, lengths1 = pad([self.first[i] for i in idx])
         batch = LabelledBatch(ids1, lengths1, self.target[torch.as_tensor(idx)])
