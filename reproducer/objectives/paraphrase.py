@@ -106,7 +106,7 @@ def squared_distance(params: Mapping[str, torch.Tensor], anchors: Mapping[str, t
     return torch.stack(terms).sum() if terms else torch.zeros(())
 
 
-class _Snapshot(nn.Module):
+class Snapshot(nn.Module):
     """Frozen copies of named tensors, kept as buffers (they follow ``.to(device)`` and ``state_dict``)."""
 
     def __init__(self, tensors: Mapping[str, torch.Tensor]):
@@ -154,7 +154,7 @@ class ParaphraseModel(nn.Module):
         self.delta, self.mode, self.lambda_c, self.lambda_w, self.seed = delta, mode, lambda_c, lambda_w, seed
         self.anchor = anchor
         encoder.embed.weight.requires_grad_(train_words)
-        self.initial_compositional = (_Snapshot(encoder.compositional_parameters()) if anchor == "initial" else None)
+        self.initial_compositional = (Snapshot(encoder.compositional_parameters()) if anchor == "initial" else None)
         self.register_buffer("words_init", encoder.embed.weight.detach().clone() if lambda_w and train_words else None)
         self.register_buffer("batches_seen", torch.zeros((), dtype=torch.long))
 

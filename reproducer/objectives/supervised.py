@@ -24,6 +24,7 @@ from torch import nn
 
 from reproducer.data.batches import EpochOrder, _Batch, pad, sentence_ids
 from reproducer.errors import ReproducerError
+from reproducer.objectives.paraphrase import Snapshot, squared_distance
 
 TASK_CLASSES = {"relatedness": 5, "entailment": 3, "sentiment": 2}
 ENTAILMENT = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
@@ -78,7 +79,7 @@ def targets(task: str, labels) -> torch.Tensor:
 
 
 class SupervisedModel(nn.Module):
-    """``encoder`` (ids, lengths -> vectors, with ``embed``) plus a :class:`TaskHead`; ``forward(batch)``
+    """``encoder`` (a :class:`~reproducer.encoders.compositional.CompositionalEncoder`) plus a :class:`TaskHead`; ``forward(batch)``
     returns the regularised loss, :meth:`predict` the predicted score (relatedness) or class."""
 
     def __init__(self, encoder: nn.Module, task: str, *, hidden: int = 50, lambda_s: float = 0.0,
@@ -93,10 +94,8 @@ class SupervisedModel(nn.Module):
         self.lambda_s, self.lambda_c, self.lambda_w = lambda_s, lambda_c, lambda_w
         encoder.embed.weight.requires_grad_(train_words)
         self.register_buffer("words_init", encoder.embed.weight.detach().clone() if lambda_w and train_words else None)
-        compositional = [(n, p) for n, p in encoder.named_parameters() if not n.startswith("embed.")]
-        self._compositional_names = [n for n, _ in compositional]
-        for i, (_, p) in enumerate(compositional):
-            self.register_buffer(f"anchor{i}", p.detach().clone() if anchor == "initial" else torch.zeros_like(p))
+        self.anchors = Snapshot({n: p if anchor == "initial" else torch.zeros_like(p)
+                                 for n, p in encoder.compositional_parameters().items()})
 
     def logits(self, batch) -> torch.Tensor:
         u = self.encoder(batch.ids1, batch.lengths1)
@@ -107,11 +106,10 @@ class SupervisedModel(nn.Module):
         """``λ_s‖head‖² + λ_c‖W_c − A‖² + λ_w‖W_w − W_w,initial‖²``."""
         total = self.lambda_s * sum((p ** 2).sum() for p in self.head.parameters())
         if self.lambda_c:
-            params = dict(self.encoder.named_parameters())
-            total = total + self.lambda_c * sum(((params[n] - getattr(self, f"anchor{i}")) ** 2).sum()
-                                                for i, n in enumerate(self._compositional_names))
+            total = total + self.lambda_c * squared_distance(self.encoder.compositional_parameters(),
+                                                             self.anchors.as_dict())
         if self.lambda_w and self.words_init is not None:
-            total = total + self.lambda_w * ((self.encoder.embed.weight - self.words_init) ** 2).sum()
+            total = total + self.lambda_w * squared_distance({"W_w": self.encoder.embed.weight}, {"W_w": self.words_init})
         return total
 
     def forward(self, batch) -> torch.Tensor:
