@@ -38,13 +38,13 @@ def _cosine_scores(table: dict, a: list[str], b: list[str], gold) -> dict[str, f
 def similarity_suite(encoder, *, seed: int = 0, batch_size: int = 256) -> pd.DataFrame:
     """One row per dataset: ``task, dataset, score`` (× 100), with ``metric`` ``pearson`` or ``spearman``
     (see the module docstring). Every distinct sentence is encoded once."""
-    from reproducer.data.loaders import load_sick, load_sts, load_twitter_url_graded
+    from reproducer.data.loaders import load_sick, load_twitter_url_graded
     from reproducer.evaluate.harness import encode_unique
+    from reproducer.evaluate.length_bins import sts_pairs
 
     sets: list[tuple[str, str, list, list, list, str]] = []
-    for year in YEARS:
-        for name, pairs in load_sts(year).items():
-            sets.append((year, name, [p.a for p in pairs], [p.b for p in pairs], [p.label for p in pairs], "pearson"))
+    for (year, name), group in sts_pairs(YEARS).groupby(["year", "dataset"], sort=False):
+        sets.append((year, name, list(group.a), list(group.b), list(group.score), "pearson"))
     sick = load_sick()["test"]
     sets.append(("SICK-R", "test (cosine)", [p.a for p in sick], [p.b for p in sick], [p.relatedness for p in sick],
                  "pearson"))

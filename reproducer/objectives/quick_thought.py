@@ -124,6 +124,6 @@ def fit_quick_thought(variant: str, preset, tokenized, vocab, *, pretrained=None
     encoder = ConcatEncoder([TokenEncoder(model.f, ids_vocab, f"{variant}.f", device=device),
                              TokenEncoder(model.g, ids_vocab, f"{variant}.g", device=device)], variant)
     sampler = ContiguousSampler(tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
-    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device, progress=progress, desc=variant,
-                evaluate=(lambda: evaluate(encoder)) if evaluate else None)
+    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
+                progress=progress, desc=variant, evaluate=(lambda: evaluate(encoder)) if evaluate else None)
     return encoder, log

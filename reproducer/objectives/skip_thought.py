@@ -150,6 +150,6 @@ def fit_skip_thought(preset, tokenized, vocab, *, bidirectional: bool, checkpoin
     sampler = TripleSampler(tokenized, vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
                             n_sampled=preset.n_sampled)
     encoder = TokenEncoder(model.encoder, vocab, name, device=device)
-    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device, progress=progress, desc=name,
-                evaluate=(lambda: evaluate(encoder)) if evaluate else None)
+    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
+                progress=progress, desc=name, evaluate=(lambda: evaluate(encoder)) if evaluate else None)
     return encoder, log
