@@ -1,4 +1,5 @@
-"""Seeds and devices: one ``seed_everything`` and one ``default_device`` for the whole library.
+"""Seeds, devices and the CPU allocator: one ``seed_everything``, one ``default_device`` and
+``keep_freed_memory`` for the whole library.
 
 All training and encoding code takes its device from :func:`default_device` (CUDA when available,
 else CPU) or from an explicit argument, never a hard-coded one, so the ``paper`` presets run
@@ -6,8 +7,10 @@ unchanged on a GPU.
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import random
+import sys
 
 import numpy as np
 
@@ -29,3 +32,28 @@ def default_device(prefer: str | None = None):
     if prefer:
         return torch.device(prefer)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
+_ALLOCATOR = {"tuned": None}
+
+
+def keep_freed_memory(threshold: int = 1 << 30) -> bool:
+    """Ask glibc's allocator to keep large freed blocks in the process instead of handing them back to
+    the kernel (``mallopt`` of ``M_MMAP_THRESHOLD`` and ``M_TRIM_THRESHOLD``, blocks up to ``threshold``
+    bytes). Training on a CPU allocates and frees the same large buffers every step (a dense gradient
+    of the word-embedding table is 78 MB for 65k words × 300); by default each is a fresh ``mmap``
+    whose pages the kernel must zero again, which cost more system time than the arithmetic itself
+    (Wieting et al.'s PP model: 0.23 s per step before, 0.09 s after, same numbers). Idempotent;
+    does nothing and returns False off Linux/glibc or when ``REPRODUCER_KEEP_FREED_MEMORY=0``."""
+    if _ALLOCATOR["tuned"] is not None:
+        return _ALLOCATOR["tuned"]
+    ok = False
+    if sys.platform.startswith("linux") and os.environ.get("REPRODUCER_KEEP_FREED_MEMORY", "1") != "0":
+        try:
+            libc = ctypes.CDLL("libc.so.6")
+            ok = bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold)) and bool(libc.mallopt(_M_TRIM_THRESHOLD, threshold))
+        except (OSError, AttributeError):  # not glibc (e.g. musl): keep the default allocator
+            ok = False
+    _ALLOCATOR["tuned"] = ok
+    return ok

@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from reproducer.errors import ReproducerError
 from reproducer.io import atomic_path
-from reproducer.runtime import default_device, seed_everything
+from reproducer.runtime import default_device, keep_freed_memory, seed_everything
 
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
@@ -86,6 +86,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     """
     device = default_device(device)
     seed_everything(config.seed)
+    keep_freed_memory()  # CPU training frees and reallocates the same big buffers every step
     model.to(device)
     optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
     log = TrainLog()

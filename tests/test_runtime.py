@@ -24,3 +24,19 @@ def test_default_device_follows_availability():
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert default_device().type == expected
     assert default_device("cpu").type == "cpu"
+
+
+def test_keep_freed_memory_tunes_glibc_once_and_can_be_switched_off(monkeypatch):
+    import platform
+
+    from reproducer import runtime
+
+    monkeypatch.setitem(runtime._ALLOCATOR, "tuned", None)
+    monkeypatch.setenv("REPRODUCER_KEEP_FREED_MEMORY", "0")
+    assert runtime.keep_freed_memory() is False
+    monkeypatch.setitem(runtime._ALLOCATOR, "tuned", None)
+    monkeypatch.delenv("REPRODUCER_KEEP_FREED_MEMORY")
+    expected = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
+    assert runtime.keep_freed_memory() is expected
+    monkeypatch.setattr(runtime.ctypes, "CDLL", lambda *_: (_ for _ in ()).throw(AssertionError("called twice")))
+    assert runtime.keep_freed_memory() is expected  # cached: libc is not loaded again
