@@ -150,6 +150,17 @@ def check_outputs(paths: list[str | Path]) -> None:
                               + "\nRun `make reproduce` (or papermill on that notebook with -p preset default) first.")
 
 
+def _assigned_names(source: str) -> list[str]:
+    """Names assigned at the top level of a cell, in order."""
+    import ast
+
+    names = []
+    for node in ast.parse(source).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return names
+
+
 def check_conventions(path: str | Path) -> dict:
     """The book's notebook conventions, checked: the first code cell is tagged ``parameters`` and
     starts with ``preset``; returns the parameters papermill infers (name -> type, default, help)."""
@@ -165,6 +176,11 @@ def check_conventions(path: str | Path) -> dict:
     params = inspect_notebook(str(path))
     if not params or next(iter(params)) != "preset":
         raise ReproducerError(f"{path}: the first parameter must be `preset`.")
+    assigned = _assigned_names(cells[0].source)
+    unparsed = [n for n in assigned if n not in params]
+    if unparsed:
+        raise ReproducerError(f"{path}: papermill cannot read the parameters {unparsed} (it skips annotations such as "
+                              f"`float | None` and comments containing '='); use a plain type and a sentinel default.")
     missing = [n for n, p in params.items() if p["inferred_type_name"] == "None" or not p["help"]]
     if missing:
         raise ReproducerError(f"{path}: parameters without a type annotation or comment: {missing}.")

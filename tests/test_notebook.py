@@ -71,6 +71,8 @@ GOOD = 'preset: str = "default"  # smoke | default | paper\nseed: int = 0  # the
     (GOOD, "other", "tagged 'parameters'"),
     ('seed: int = 0  # the seed\npreset: str = "default"  # which\n', "parameters", "first parameter must be `preset`"),
     ('preset: str = "default"  # which\nseed = 0\n', "parameters", "without a type annotation or comment"),
+    (GOOD + "budget: float | None = None  # seconds\n", "parameters", "cannot read the parameters \\['budget'\\]"),
+    (GOOD + "steps: int = 0  # 0 = the preset's\n", "parameters", "cannot read the parameters \\['steps'\\]"),
 ])
 def test_conventions_are_enforced(tmp_path, params, tag, message):
     path = tmp_path / "nb.ipynb"
