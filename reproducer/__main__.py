@@ -8,6 +8,7 @@
     python -m reproducer vectors sanity {glove,word2vec}
     python -m reproducer evaluate --encoder glove-bow --tasks MR,CR|all --config prototype|paper --json out.json
     python -m reproducer evaluate --encoder results/.../uni-skip.pt [--expand word2vec] --tasks ...
+    python -m reproducer evaluate --encoder results/.../MV.encoder.pt [--pooling supervised] [--view f] --tasks ...
     python -m reproducer bench train --objectives quick_thought,skip_thought --hidden 600 --seconds 60 --json out.json
     python -m reproducer book check NOTEBOOKS        committed outputs present, conventions followed
     python -m reproducer book smoke NOTEBOOKS [--out DIR]   execute at the smoke preset into DIR (temp)
@@ -120,7 +121,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if args.encoder.endswith(".pt") or "/" in args.encoder:  # a trained encoder saved with TokenEncoder.save
         from reproducer.encoders.trained import load_encoder
 
-        encoder = load_encoder(args.encoder, device=args.device)
+        encoder = load_encoder(args.encoder, device=args.device, pooling=args.pooling, view=args.view)
+        if args.expand and not hasattr(encoder, "expanded"):
+            raise ReproducerError(f"{encoder.name} reads fixed pre-trained word vectors: it needs no --expand.")
         if args.expand:
             from reproducer.data.vectors import load_glove, train_word2vec
 
@@ -195,6 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "encoder (.pt, written by TokenEncoder.save)")
     p.add_argument("--expand", choices=["word2vec", "glove"],
                    help="vocabulary expansion of a trained encoder (Kiros et al. 2015, 3.1)")
+    p.add_argument("--pooling", default="unsupervised", choices=["unsupervised", "supervised"],
+                   help="consensus-maximisation encoders: Tang & de Sa's pooling rule (Table 2)")
+    p.add_argument("--view", default="ensemble",
+                   help="consensus-maximisation encoders: f, g (or f1, g2, ...) or ensemble (default)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--tasks", default="all", help="comma-separated task names, or 'all' (default)")
     p.add_argument("--config", default="prototype", choices=["prototype", "paper"],

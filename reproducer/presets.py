@@ -136,6 +136,48 @@ def paraphrastic_preset(name: str, **overrides) -> ParaphrasticPreset:
     return _preset(PARAPHRASTIC, ParaphrasticPreset, "paraphrastic", name, overrides)
 
 
+@dataclass(frozen=True)
+class ConsensusPreset:
+    """Tang & de Sa (2019): sizes, optimiser and budget of the consensus-maximisation variants. The paper gives
+    neither ``d`` nor ``N`` nor ``c`` (tuned on STS14); every variant of Table 3 uses the same ``N`` and ``d``.
+    f is a bidirectional GRU of ``dim / 2`` per direction, g a ``dim × word_dim`` projection; the word vectors
+    are our word2vec (the paper: fastText 300d), fixed."""
+
+    name: str
+    max_books: int | None  # corpus books (None: all 389 + 10)
+    dim: int  # d, the size of each view's representation
+    word2vec_dim: int = 300  # the fixed word vectors: our word2vec of this size
+    batch_size: int = 400  # N contiguous sentences = the candidates of each softmax (as Quick-Thoughts)
+    context: int = 1  # c: neighbours on each side that count as context
+    max_len: int = 30
+    temperature: float = 0.1  # initial τ, then learned
+    remove_pc: bool = True  # remove each view's top batch component during training (section 2.3)
+    lr: float = 1e-3  # Adam (the paper: Adam, rate not given)
+    clip: float = 5.0  # gradient-norm clipping (the paper: clipping, threshold not given)
+    max_seconds: float | None = None
+    max_steps: int | None = None
+    eval_every: float | None = None
+    eval_steps: int | None = None  # steps between Figure 1's evaluations (equal steps across variants)
+    eval_config: str = "prototype"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+CONSENSUS: dict[str, ConsensusPreset] = {p.name: p for p in [
+    ConsensusPreset("smoke", max_books=3, dim=16, word2vec_dim=32, batch_size=32, max_len=20, max_steps=20,
+                    eval_steps=10),
+    ConsensusPreset("default", max_books=None, dim=300, max_steps=400, eval_steps=100),
+    # one epoch of our 1.46M-sentence corpus at N = 400; d as the paper's contemporaries (MC-QT: 2 x 2 x 600)
+    ConsensusPreset("paper", max_books=None, dim=2048, max_steps=3650, eval_steps=365, eval_config="paper"),
+]}
+
+
+def consensus_preset(name: str, **overrides) -> ConsensusPreset:
+    """The named consensus-maximisation preset with some fields replaced (``None`` values are ignored)."""
+    return _preset(CONSENSUS, ConsensusPreset, "consensus", name, overrides)
+
+
 def _preset(table: dict, cls, label: str, name: str, overrides: dict):
     if name not in table:
         raise ReproducerError(f"Unknown preset {name!r}; choose one of {', '.join(table)}.")

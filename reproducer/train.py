@@ -35,6 +35,7 @@ class TrainConfig:
     max_seconds: float | None = None
     log_every: int = 10  # steps between loss records
     eval_every: float | None = None  # training seconds between evaluations (None: only at the end)
+    eval_steps: int | None = None  # or steps between evaluations (runs of different speeds compared step by step)
     checkpoint_every: int = 200  # steps between checkpoints
     seed: int = 0
 
@@ -48,7 +49,8 @@ class TrainConfig:
     def from_preset(cls, preset, seed: int = 0) -> "TrainConfig":
         """The optimiser and budget fields of a model preset (:mod:`reproducer.presets`)."""
         return cls(lr=preset.lr, clip=preset.clip, optimizer=getattr(preset, "optimizer", "adam"),
-                   max_steps=preset.max_steps, max_seconds=preset.max_seconds, eval_every=preset.eval_every, seed=seed)
+                   max_steps=preset.max_steps, max_seconds=preset.max_seconds, eval_every=preset.eval_every,
+                   eval_steps=getattr(preset, "eval_steps", None), seed=seed)
 
 
 @dataclass
@@ -135,6 +137,8 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
         if next_eval is not None and log.seconds >= next_eval:
             run_eval()
             next_eval += config.eval_every
+        elif config.eval_steps and log.step % config.eval_steps == 0:
+            run_eval()
         if path and log.step % config.checkpoint_every == 0:
             _save(path, model, optimizer, log, config)
     bar.close()

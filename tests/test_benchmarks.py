@@ -7,7 +7,8 @@ from reproducer.report.benchmarks import REPORTED_BY, benchmark_table, sample_re
 
 def test_every_task_says_who_reports_it():
     assert set(REPORTED_BY) == set(TASKS)
-    assert "Wieting 2016" in REPORTED_BY["PPDB"] and REPORTED_BY["STSB"] == ("Tang 2019",)
+    assert "Wieting 2016" in REPORTED_BY["PPDB"] and REPORTED_BY["STSB-R"] == ("Tang 2019",)
+    assert REPORTED_BY["SICK-cos"] == ("Wieting 2016", "Tang 2019")
 
 
 def test_split_sizes():

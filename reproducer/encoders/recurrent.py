@@ -3,7 +3,8 @@
 Kiros et al. (2015), section 2: the encoder is a GRU over word embeddings whose last hidden state is the
 sentence vector (Eq. 1-4 with the standard GRU gates). *uni-skip* is one GRU of width H; *bi-skip* a
 forward and a backward GRU of width H each, their last states concatenated (2H). The same module serves
-Quick-Thoughts' f and g encoders and the f view of consensus maximisation.
+Quick-Thoughts' f and g encoders and the f view of consensus maximisation (which pools all the
+hidden states at test time: :meth:`RecurrentEncoder.states`).
 
 Initialisation (``RecurrentConfig.init``): ``"kiros"`` as Kiros et al. — recurrent matrices orthogonal,
 input matrices U[-0.1, 0.1], biases 0 — or ``"xavier"`` as Quick-Thoughts — Xavier-uniform matrices,
@@ -21,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from reproducer.errors import ReproducerError
 
@@ -104,10 +105,20 @@ class RecurrentEncoder(nn.Module):
 
     def encode_embedded(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """The same from word vectors ``(B, T, W)`` (used after vocabulary expansion)."""
+        _, h_n = self._run(x, lengths)  # (directions, B, H), in the original batch order
+        return torch.cat(list(h_n), dim=-1)
+
+    def states(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Every position's hidden state ``(B, T, output_dim)`` (zero beyond a sentence's length; both
+        directions concatenated) and the last state ``(B, output_dim)`` as :meth:`forward` returns it."""
+        out, h_n = self._run(self.embed(ids), lengths)
+        states, _ = pad_packed_sequence(out, batch_first=True, total_length=ids.shape[1])
+        return states, torch.cat(list(h_n), dim=-1)
+
+    def _run(self, x: torch.Tensor, lengths: torch.Tensor):
         if (lengths < 1).any():
             raise ReproducerError("Every sentence needs at least one token (empty sentences get <unk>).")
         if self.config.single_bias:  # the input-side bias as the weight of a constant 1 feature
             x = torch.cat([x, x.new_ones(*x.shape[:-1], 1)], dim=-1)
         packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
-        _, h_n = self.rnn(packed)  # (directions, B, H), in the original batch order
-        return torch.cat(list(h_n), dim=-1)
+        return self.rnn(packed)

@@ -111,8 +111,10 @@ class TokenEncoder:
             torch.save(bundle, tmp)
 
 
-def load_encoder(path: str | Path, device=None) -> TokenEncoder:
-    """A :class:`TokenEncoder` from a bundle written by :meth:`TokenEncoder.save`."""
+def load_encoder(path: str | Path, device=None, *, pooling: str = "unsupervised", view: str = "ensemble"):
+    """A :class:`TokenEncoder` from a bundle written by :meth:`TokenEncoder.save`, or the encoder of a
+    consensus-maximisation bundle (:func:`~reproducer.objectives.consensus.save_consensus`): one of its views or
+    their ensemble (``view``) under the ``pooling`` rule, ``"unsupervised"`` or ``"supervised"``."""
     from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
     from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
     from reproducer.runtime import default_device
@@ -126,6 +128,10 @@ def load_encoder(path: str | Path, device=None) -> TokenEncoder:
     if not isinstance(bundle, dict) or bundle.get("format") != "reproducer-encoder/1":
         raise ReproducerError(f"{path} is not an encoder bundle (a training checkpoint? save the encoder with "
                               f"TokenEncoder.save).")
+    if bundle["kind"] == "Consensus":
+        from reproducer.objectives.consensus import consensus_from_bundle
+
+        return consensus_from_bundle(bundle, pooling, view, device)
     if bundle["kind"] not in kinds:
         raise ReproducerError(f"{path}: unknown encoder kind {bundle['kind']!r}; known: {', '.join(kinds)}.")
     config_cls, module_cls = kinds[bundle["kind"]]

@@ -147,9 +147,10 @@ def _fit_epochs(model, opt, xt, pt, gen, config: RelatednessConfig) -> None:
 
 def relatedness(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarray,
                 x_test: np.ndarray, y_test: np.ndarray,
-                config: RelatednessConfig = RelatednessConfig(), device=None) -> dict[str, float]:
+                config: RelatednessConfig = RelatednessConfig(), device=None, n_classes: int = 5) -> dict[str, float]:
     """SICK-R: softmax regression on pair features to the score distribution (KL divergence);
-    predicted score = expectation over 1..5. Returns Pearson r, Spearman rho and MSE on test."""
+    predicted score = expectation over 1..``n_classes`` (5 for SICK; STS-B's 0-5 scores are shifted to 1-6 and
+    use 6, as SentEval). Returns Pearson r, Spearman rho and MSE on test."""
     import torch
 
     from reproducer.runtime import default_device
@@ -157,12 +158,12 @@ def relatedness(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_d
     device = default_device(device)
     gen = torch.Generator().manual_seed(config.seed)
     xt = torch.as_tensor(x_train, dtype=torch.float32, device=device)
-    pt = torch.as_tensor(score_distribution(y_train), dtype=torch.float32, device=device)
+    pt = torch.as_tensor(score_distribution(y_train, n_classes), dtype=torch.float32, device=device)
     with torch.random.fork_rng(devices=[]):  # a seeded initialisation that leaves the caller's random state alone
         torch.manual_seed(config.seed)
-        model = torch.nn.Linear(xt.shape[1], 5).to(device)
+        model = torch.nn.Linear(xt.shape[1], n_classes).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
-    levels = torch.arange(1, 6, dtype=torch.float32, device=device)
+    levels = torch.arange(1, n_classes + 1, dtype=torch.float32, device=device)
 
     def predict(x: np.ndarray) -> np.ndarray:
         with torch.no_grad():

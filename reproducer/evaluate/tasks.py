@@ -89,6 +89,14 @@ def _sick_r(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
     return P.relatedness(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.relatedness)
 
 
+def _stsb_r(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
+    """STS-B supervised (SentEval's STSBenchmark): the SICK-R probe on scores shifted from 0-5 to 1-6."""
+    x = {s: _pairs(embed, data[s], config) for s in data}
+    y = {s: _labels(data[s]).astype(float) + 1 for s in data}
+    return P.relatedness(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.relatedness,
+                         n_classes=6)
+
+
 def _sts(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
     out, per, us, vs, golds = {}, {}, [], [], []
     for name, pairs in data.items():
@@ -155,6 +163,10 @@ TASKS: dict[str, Task] = {t.name: t for t in [
       for year in L.STS_DATASETS],
     Task("STSB", L.load_stsb, _stsb, "pearson", "similarity",
          "STS Benchmark test, cosine vs gold (unsupervised)", "Cer et al. 2017"),
+    Task("STSB-R", L.load_stsb, _stsb_r, "pearson", "relatedness",
+         "STS Benchmark, supervised: the SICK-R probe trained on STS-B train", "Cer et al. 2017"),
+    Task("SICK-cos", lambda: L.load_sick()["test"], _cosine_task("relatedness"), "pearson", "similarity",
+         "SICK test relatedness by cosine, unsupervised (SICK14 of Tang & de Sa 2019)", "Marelli et al. 2014"),
     Task("PPDB", partial(L.load_ppdb_human, "ppdb"), _cosine_task("score"), "spearman", "similarity",
          "PPDB 2.0 human-scored phrase pairs, Spearman of cosine", "Pavlick et al. 2015"),
     Task("PPDB-wiki", partial(L.load_ppdb_human, "wiki"), _cosine_task("score"), "spearman", "similarity",

@@ -43,8 +43,14 @@ def context_targets(positions: torch.Tensor, book_ids: torch.Tensor, context: in
 def quick_thought_loss(u: torch.Tensor, v: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """Mean over sentences with a context of KL(targets ‖ softmax(u vᵀ)), a sentence never its own candidate.
     ``u = f(batch)``, ``v = g(batch)``: ``(N, d)``; ``targets`` from :func:`context_targets`."""
-    scores = u @ v.T
-    scores = scores.masked_fill(torch.eye(len(u), dtype=torch.bool, device=u.device), float("-inf"))
+    return context_loss(u @ v.T, targets)
+
+
+def context_loss(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean over sentences with a context of KL(targets ‖ softmax(scores)) row by row, the diagonal (a
+    sentence as its own candidate) excluded: the classification over in-batch candidates shared by
+    Quick-Thoughts and consensus maximisation. ``scores``: ``(N, N)``; ``targets`` from :func:`context_targets`."""
+    scores = scores.masked_fill(torch.eye(len(scores), dtype=torch.bool, device=scores.device), float("-inf"))
     log_p = F.log_softmax(scores, dim=1)
     has_context = targets.sum(dim=1) > 0
     if not has_context.any():

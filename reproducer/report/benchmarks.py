@@ -21,7 +21,9 @@ REPORTED_BY: dict[str, tuple[str, ...]] = {
     "SICK-E": (PP, CM, MM),
     "SICK-R": (ST, QT, PP, CM, MM),
     "STS12": (PP, CM), "STS13": (PP, CM), "STS14": (QT, PP, CM, MM), "STS15": (PP, CM), "STS16": (CM,),
-    "STSB": (CM,),
+    "STSB": (),  # Tang & de Sa report the supervised STS-B (STSB-R)
+    "STSB-R": (CM,),
+    "SICK-cos": (PP, CM),
     "PPDB": (PP,),
     "PPDB-wiki": (),
     "Twitter": (PP,),
