@@ -41,7 +41,7 @@ def test_published_numbers_are_data_with_their_source():
     df = published("logeswaran2018")
     row = df[(df.task == "MR") & (df.model == "GloVe BoW")]
     assert row.value.item() == 78.1 and row.table.item() == "Table 1"
-    assert set(published().paper) == {"kiros2015", "logeswaran2018", "wieting2016", "zhang2018"}
+    assert set(published().paper) == {"kiros2015", "logeswaran2018", "wieting2016", "zhang2018", "tang2019"}
     sick = published("kiros2015", "uni-skip").set_index(["task", "metric"]).value
     assert sick["SICK-R", "pearson"] == 0.8477 and sick["MRPC", "f1"] == 81.9
     assert published("logeswaran2018", "combine-skip").set_index("task").value["TREC"] == 92.2
@@ -107,3 +107,29 @@ def test_wieting2016_numbers_spot_checked_against_the_paper():
     assert (six["paragram-sl999 x PP weight"] - six["paragram-sl999"]) / (six["paragram-phrase"] - six["paragram-sl999"]) \
         == pytest.approx(0.6476, abs=1e-4)
     assert not v.index.duplicated().any()
+
+
+def test_tang2019_numbers_spot_checked_against_the_paper():
+    df = published("tang2019")
+    assert np.isfinite(df.value.astype(float)).all() and len(df) == 313
+    assert df.groupby("table").size().to_dict() == {"Table 3": 102, "Table 4": 72, "Table 5": 7, "Table 6": 132}
+    v = df.set_index(["table", "model", "task", "metric"]).value
+    assert not v.index.duplicated().any()
+    t3 = v["Table 3"]
+    assert t3["MV ensemble", "U", "mean.pearson"] == 71.4 and t3["SV-g g", "training", "hours"] == 1.5
+    assert t3["MV f", "MRPC", "f1"] == 82.7 and t3["skip ensemble", "S", "mean.pearson"] == 83.0
+    # the paper prints each row's difference from the MV row of the same view: those arrows follow from the values
+    for row, mv, task, metric, arrow in [("MV-ff f1", "MV f", "U", "mean.pearson", -17.7),
+                                         ("MV-gg ensemble", "MV ensemble", "S", "mean.pearson", -6.0),
+                                         ("SV-f f", "MV f", "U", "mean.pearson", -9.6),
+                                         ("MV+SV g", "MV g", "U", "mean.pearson", +1.0),
+                                         ("skip g", "MV g", "U", "mean.pearson", -16.4),
+                                         ("ens(MV-ff f1, MV-gg g1)", "MV ensemble", "B", "mean.acc", +0.3)]:
+        assert t3[row, task, metric] - t3[mv, task, metric] == pytest.approx(arrow, abs=1e-9)
+    # Table 4: Pearson r per dataset (0-1, as our harness) and the printed average (x100) of the six
+    d1 = v["Table 4"].xs("Multi-view D1", level="model")
+    six = [d1[t, "wmean.pearson"] for t in ("STS12", "STS13", "STS14", "STS15", "STS16")] + [d1["SICK-cos", "pearson"]]
+    assert 100 * np.mean(six) == pytest.approx(d1["U", "mean.pearson"], abs=0.05)
+    assert v["Table 5", "QT BOW", "STS14", "wmean.pearson"] == 0.65
+    assert v["Table 6", "Multi-view D1", "SICK-R", "pearson"] == 0.879 and v["Table 6", "MC-QT", "training", "hours"] == 11
+    assert v["Table 6", "Multi-view D3", "SST2", "acc"] == 89.6
