@@ -167,7 +167,7 @@ class ConsensusPreset:
 CONSENSUS: dict[str, ConsensusPreset] = {p.name: p for p in [
     ConsensusPreset("smoke", max_books=3, dim=16, word2vec_dim=32, batch_size=32, max_len=20, max_steps=20,
                     eval_steps=10),
-    ConsensusPreset("default", max_books=None, dim=300, max_steps=400, eval_steps=100),
+    ConsensusPreset("default", max_books=None, dim=300, max_steps=500, eval_steps=125),  # 200k sentences per variant
     # one epoch of our 1.46M-sentence corpus at N = 400; d as the paper's contemporaries (MC-QT: 2 x 2 x 600)
     ConsensusPreset("paper", max_books=None, dim=2048, max_steps=3650, eval_steps=365, eval_config="paper"),
 ]}

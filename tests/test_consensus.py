@@ -131,25 +131,16 @@ def test_views_sizes_parameters_and_fixed_vectors():
     assert isinstance(LinearView(fixed_embedding(vectors), 3), LinearView)
 
 
-class Books:
-    def __init__(self, sizes=(9, 7, 11)):
-        self.sentences, self.book_spans = [], []
-        for b, n in enumerate(sizes):
-            start = len(self.sentences)
-            self.sentences += [f"w{(b * 7 + i) % 13} w{i % 5} x{b}" for i in range(n)]
-            self.book_spans.append((b, start, len(self.sentences)))
-
-
-def small_setup():
-    corpus = Books()
+def small_setup(books):
+    corpus = books(sizes=(9, 7, 11))
     vocab = Vocabulary.build(corpus.sentences, max_size=None)
     vectors = np.random.default_rng(0).normal(size=(len(vocab), 6)).astype(np.float32)
     vectors[0] = 0
     return corpus, vocab, vectors, TokenizedCorpus.from_corpus(corpus, vocab)
 
 
-def test_context_pairs_never_cross_a_book_boundary():
-    corpus, vocab, vectors, tokenized = small_setup()
+def test_context_pairs_never_cross_a_book_boundary(books):
+    corpus, vocab, vectors, tokenized = small_setup(books)
     sampler = ContiguousSampler(tokenized, batch_size=8, seed=0)
     book_of = {i: b for b, s, e in corpus.book_spans for i in range(s, e)}
     crossings = 0
@@ -163,14 +154,14 @@ def test_context_pairs_never_cross_a_book_boundary():
     assert crossings > 0  # the check saw batches that straddle two books
 
 
-def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path):
-    corpus, vocab, vectors, tokenized = small_setup()
+def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path, books):
+    corpus, vocab, vectors, tokenized = small_setup(books)
     preset = consensus_preset("smoke", dim=8, batch_size=9, max_steps=60, eval_steps=30, lr=1e-2)
     calls = []
     model, log = fit_consensus("MV", preset, tokenized, vocab, vectors, progress=False,
-                               evaluate=lambda m: calls.append(m.training) or {"tau": float(m.temperature.tau)})
+                               evaluate=lambda m, step: calls.append((m.training, step)) or {"tau": float(m.temperature.tau)})
     assert log.losses[-1]["loss"] < 0.7 * log.losses[0]["loss"]
-    assert [e["step"] for e in log.evals] == [30, 60] and calls == [False, False]
+    assert [e["step"] for e in log.evals] == [30, 60] and calls == [(False, 30), (False, 60)]
     caches = {}
     unsup = view_encoders(model, vocab, "unsupervised", caches=caches)
     sup = view_encoders(model, vocab, "supervised", caches=caches)
@@ -198,8 +189,8 @@ def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path):
         load_encoder(path, view="f2")
 
 
-def test_unknown_variant_and_mismatched_vectors_are_refused():
-    corpus, vocab, vectors, tokenized = small_setup()
+def test_unknown_variant_and_mismatched_vectors_are_refused(books):
+    corpus, vocab, vectors, tokenized = small_setup(books)
     preset = consensus_preset("smoke", dim=8, batch_size=9, max_steps=1)
     with pytest.raises(ReproducerError, match="Unknown consensus variant"):
         fit_consensus("tri-view", preset, tokenized, vocab, vectors, progress=False)

@@ -60,17 +60,8 @@ def test_uni_qt_parameter_count_is_the_papers():
     assert model.f.embed.weight.data_ptr() != model.g.embed.weight.data_ptr()  # separate parameters
 
 
-class Books:
-    def __init__(self, sizes=(7, 5, 9)):
-        self.sentences, self.book_spans = [], []
-        for b, n in enumerate(sizes):
-            start = len(self.sentences)
-            self.sentences += [f"w{(b * 7 + i) % 13} w{i % 5} x{b}" for i in range(n)]
-            self.book_spans.append((b, start, len(self.sentences)))
-
-
-def test_contiguous_batches_and_a_training_run():
-    corpus = Books()
+def test_contiguous_batches_and_a_training_run(books):
+    corpus = books()
     vocab = Vocabulary.build(corpus.sentences, max_size=None)
     sampler = ContiguousSampler(TokenizedCorpus.from_corpus(corpus, vocab), batch_size=6, seed=1)
     seen = set()
@@ -179,12 +170,12 @@ def test_xavier_init_sets_gate_biases_to_one(single_bias):
 
 
 @pytest.mark.parametrize("variant", ["uni-QT", "bi-QT", "BoW-QT", "MC-QT"])
-def test_every_variant_trains_and_encodes(variant):
+def test_every_variant_trains_and_encodes(variant, books):
     from reproducer.encoders.channels import pretrained_channel_vocabulary
     from reproducer.objectives.quick_thought import fit_quick_thought
     from reproducer.presets import quick_thought_preset
 
-    corpus = Books(sizes=(12, 9, 15))
+    corpus = books(sizes=(12, 9, 15))
     vocab = Vocabulary.build(corpus.sentences, max_size=12)  # small: some words are <unk> for the tuned channel
     preset = quick_thought_preset("smoke", batch_size=6, max_steps=4)
     pretrained = None

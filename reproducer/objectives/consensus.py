@@ -130,8 +130,8 @@ def fit_consensus(variant: str | Variant, preset, tokenized, vocab, vectors, *, 
                   seed: int = 0, device=None, progress: bool = True):
     """Train one variant on contiguous batches of a :class:`~reproducer.data.batches.TokenizedCorpus` (ids of
     ``vocab``, whose row ``i`` of ``vectors`` is word ``i``'s fixed vector) under a
-    :class:`~reproducer.presets.ConsensusPreset`. ``evaluate(model)`` is called at the preset's evaluation
-    points. Returns the model and the training log."""
+    :class:`~reproducer.presets.ConsensusPreset`. ``evaluate(model, step)`` is called at the preset's evaluation
+    points (in eval mode, without gradients). Returns the model and the training log."""
     from reproducer.data.batches import ContiguousSampler
     from reproducer.runtime import default_device, seed_everything
     from reproducer.train import TrainConfig, train
@@ -147,8 +147,15 @@ def fit_consensus(variant: str | Variant, preset, tokenized, vocab, vectors, *, 
     device = default_device(device)
     model.to(device)
     sampler = ContiguousSampler(tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
-    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
-                progress=progress, desc=variant.name, evaluate=(lambda: evaluate(model)) if evaluate else None)
+    done = {"steps": 0}
+
+    def batches(step: int):
+        done["steps"] = step + 1  # evaluate() follows a finished step
+        return sampler.batch(step)
+
+    log = train(model, batches, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
+                progress=progress, desc=variant.name,
+                evaluate=(lambda: evaluate(model, done["steps"])) if evaluate else None)
     return model, log
 
 
