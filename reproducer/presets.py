@@ -152,6 +152,8 @@ class ConsensusPreset:
     max_len: int = 30
     temperature: float = 0.1  # initial τ, then learned
     remove_pc: bool = True  # remove each view's top batch component during training (section 2.3)
+    self_pairs: bool = True  # Eq. 1-2 read literally (|i - j| <= c, n runs over the whole window): the sentence
+    # itself is a target and a candidate, so its two views must agree; False: only its neighbours, as Quick-Thoughts
     lr: float = 1e-3  # Adam (the paper: Adam, rate not given)
     clip: float = 5.0  # gradient-norm clipping (the paper: clipping, threshold not given)
     max_seconds: float | None = None

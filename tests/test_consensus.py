@@ -68,6 +68,25 @@ def test_loss_is_near_zero_when_views_agree_only_on_the_true_context():
     assert consensus_loss(shuffled, terms, targets, 0.01).item() > 5
 
 
+def test_with_self_pairs_a_sentence_two_views_must_agree_too():
+    n = 7
+    targets = context_targets(torch.arange(n), torch.zeros(n, dtype=torch.long), include_self=True)
+    assert targets[0].tolist()[:3] == [0.5, 0.5, 0.0] and targets[3].tolist()[2:5] == pytest.approx([1 / 3] * 3)
+    g = torch.eye(n, n + 2)
+    f = torch.zeros(n, n + 2)
+    for i in range(n):
+        for j in (i - 1, i, i + 1):
+            f[i, j if 0 <= j < n else n + (j > 0)] = 1.0  # spare dimensions for the missing neighbours at the ends
+    z = {"f": f, "g": g}
+    terms = VARIANTS["MV"].terms
+    assert consensus_loss(z, terms, targets, 0.01, self_pairs=True).item() < 1e-3
+    # the same views without the self pairs: the diagonal, as good as the neighbours, is now not a candidate
+    plain = context_targets(torch.arange(n), torch.zeros(n, dtype=torch.long))
+    assert consensus_loss(z, terms, plain, 0.01).item() < 1e-3
+    # but views that agree on the neighbours only, not on the sentence itself, lose under self pairs
+    assert consensus_loss(neighbour_views(n), terms, targets, 0.01, self_pairs=True).item() > 5
+
+
 def test_each_variant_is_its_cosine_terms():
     rng = torch.Generator().manual_seed(0)
     z = {name: torch.randn(5, 4, generator=rng) for name in ("f", "g", "f1", "f2", "g1", "g2")}
@@ -93,7 +112,7 @@ def test_temperature_is_learnable_and_positive():
     assert t.log_tau.grad is not None and float(t.log_tau.grad) < 0  # a higher τ lowers these scores
     with torch.no_grad():
         t.log_tau.fill_(-20.0)
-    assert float(t.tau) == pytest.approx(0.05)
+    assert float(t.tau.detach()) == pytest.approx(0.05)
     with pytest.raises(ReproducerError, match="exceed"):
         Temperature(0.01, minimum=0.05)
 
@@ -197,3 +216,22 @@ def test_unknown_variant_and_mismatched_vectors_are_refused(books):
     with pytest.raises(ReproducerError, match="word vectors for a vocabulary"):
         fit_consensus("MV", preset, tokenized, vocab, vectors[:-1], progress=False)
     assert Vocabulary(list(SPECIALS)).pad_id == 0
+
+
+def test_the_command_line_evaluates_a_bundle_with_either_pooling(tmp_path, books, capsys):
+    import json
+
+    from reproducer.__main__ import main as cli
+
+    corpus, vocab, vectors, tokenized = small_setup(books)
+    model, _ = fit_consensus("MV", consensus_preset("smoke", dim=8, batch_size=9, max_steps=2), tokenized, vocab,
+                             vectors, progress=False)
+    path = tmp_path / "MV.encoder.pt"
+    save_consensus(model, vocab, path, "MV")
+    out = tmp_path / "out.json"
+    assert cli(["evaluate", "--encoder", str(path), "--pooling", "supervised", "--view", "g", "--tasks", "SICK-cos",
+                "--device", "cpu", "--quiet", "--json", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["encoder"] == "MV.g" and set(record["results"]) == {"SICK-cos"}
+    assert cli(["evaluate", "--encoder", str(path), "--expand", "word2vec", "--tasks", "SICK-cos", "--quiet"]) == 2
+    assert "needs no --expand" in capsys.readouterr().err

@@ -6,9 +6,11 @@ and g (``avg(WX)``), both over fixed word vectors — should agree across neighb
 
     p_ij = exp(a_ij / τ) / Σ_n exp(a_in / τ),        L = − Σ_{0 < |i − j| ≤ c} log p_ij
 
-over the other sentences of the batch (a sentence is not its own candidate, as in our Quick-Thoughts; the
-paper's sum over ``n`` does not say). As Quick-Thoughts, a row's target is uniform over its context sentences
-and the loss is reported as the KL divergence to it (0 is perfect); context pairs never cross a book.
+over the sentences of the batch. Read literally, ``|i − j| ≤ c`` includes ``j = i`` and the sum over ``n`` runs over
+the whole window: the sentence itself is both a target and a candidate, so the two views of *the same sentence* must
+agree ("consensus"), besides those of its neighbours. That is our default (``self_pairs=True``); with ``False`` a
+sentence is not its own candidate, as in Quick-Thoughts. As Quick-Thoughts, a row's target is uniform over its
+targets and the loss is reported as the KL divergence to it (0 is perfect); context pairs never cross a book.
 Before the cosines, the top principal component of each view's batch is removed (power iteration, section 2.3).
 
 A **variant is data**: which views are trained and which cosine terms make up ``a_ij``
@@ -83,11 +85,14 @@ class Temperature(nn.Module):
         return scores / self.tau
 
 
-def consensus_loss(z: dict[str, torch.Tensor], terms, targets: torch.Tensor, temperature) -> torch.Tensor:
+def consensus_loss(z: dict[str, torch.Tensor], terms, targets: torch.Tensor, temperature, *,
+                   self_pairs: bool = False) -> torch.Tensor:
     """Eq. 1-2: the in-batch classification of each sentence's context by ``a_ij / τ`` (see the module docstring).
-    ``z``: each view's ``(N, d)`` batch representations; ``temperature``: a :class:`Temperature` or a number."""
+    ``z``: each view's ``(N, d)`` batch representations; ``temperature``: a :class:`Temperature` or a number;
+    ``self_pairs``: the sentence itself is a candidate (and ``targets`` should count it, ``include_self``)."""
     scores = agreement(z, terms)
-    return context_loss(temperature(scores) if callable(temperature) else scores / temperature, targets)
+    scores = temperature(scores) if callable(temperature) else scores / temperature
+    return context_loss(scores, targets, exclude_self=not self_pairs)
 
 
 class Consensus(nn.Module):
@@ -95,10 +100,11 @@ class Consensus(nn.Module):
     loss`` for a :class:`~reproducer.data.batches.ContiguousBatch`."""
 
     def __init__(self, variant: Variant, vectors, dim: int, *, context: int = 1, temperature: float = 0.1,
-                 remove_pc: bool = True, pc_iterations: int = 20):
+                 remove_pc: bool = True, pc_iterations: int = 20, self_pairs: bool = False):
         super().__init__()
         embed = fixed_embedding(vectors)
         self.variant, self.context, self.remove_pc, self.pc_iterations = variant, context, remove_pc, pc_iterations
+        self.self_pairs = self_pairs
         self.views = nn.ModuleDict({name: make_view(name, embed, dim) for name in variant.views})
         self.temperature = Temperature(temperature)
 
@@ -108,8 +114,9 @@ class Consensus(nn.Module):
         return {n: remove_top_component(v, self.pc_iterations) for n, v in z.items()} if self.remove_pc else z
 
     def forward(self, batch) -> torch.Tensor:
-        targets = context_targets(batch.positions, batch.book_ids, self.context)
-        return consensus_loss(self.represent(batch.ids, batch.lengths), self.variant.terms, targets, self.temperature)
+        targets = context_targets(batch.positions, batch.book_ids, self.context, include_self=self.self_pairs)
+        return consensus_loss(self.represent(batch.ids, batch.lengths), self.variant.terms, targets, self.temperature,
+                              self_pairs=self.self_pairs)
 
 
 def view_encoders(model: Consensus, vocab, rule: str = "unsupervised", *, prefix: str = "", caches: dict | None = None,
@@ -143,7 +150,7 @@ def fit_consensus(variant: str | Variant, preset, tokenized, vocab, vectors, *, 
         raise ReproducerError(f"{len(vectors)} word vectors for a vocabulary of {len(vocab)} words.")
     seed_everything(seed)
     model = Consensus(variant, np.asarray(vectors), preset.dim, context=preset.context, temperature=preset.temperature,
-                      remove_pc=preset.remove_pc)
+                      remove_pc=preset.remove_pc, self_pairs=preset.self_pairs)
     device = default_device(device)
     model.to(device)
     sampler = ContiguousSampler(tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)

@@ -27,15 +27,17 @@ from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.errors import ReproducerError
 
 
-def context_targets(positions: torch.Tensor, book_ids: torch.Tensor, context: int = 1) -> torch.Tensor:
+def context_targets(positions: torch.Tensor, book_ids: torch.Tensor, context: int = 1, *,
+                    include_self: bool = False) -> torch.Tensor:
     """``(N, N)`` target matrix: row ``i`` uniform over the sentences within ``context`` of ``i`` in the
-    same book (all zero for a sentence with none). Raises unless the batch is contiguous."""
+    same book (all zero for a sentence with none), and ``i`` itself with ``include_self`` (consensus
+    maximisation's ``|i − j| ≤ c``). Raises unless the batch is contiguous."""
     same_book = book_ids[1:] == book_ids[:-1]
     if not torch.equal(positions[1:][same_book] - positions[:-1][same_book], torch.ones_like(positions[1:][same_book])):
         raise ReproducerError("A Quick-Thoughts batch must be contiguous sentences: positions must increase by "
                               "one inside a book.")
     offset = (positions[None, :] - positions[:, None]).abs()
-    mask = (offset > 0) & (offset <= context) & (book_ids[None, :] == book_ids[:, None])
+    mask = ((offset > 0) | include_self) & (offset <= context) & (book_ids[None, :] == book_ids[:, None])
     counts = mask.sum(dim=1, keepdim=True).clamp(min=1)
     return mask.float() / counts
 
@@ -46,11 +48,13 @@ def quick_thought_loss(u: torch.Tensor, v: torch.Tensor, targets: torch.Tensor) 
     return context_loss(u @ v.T, targets)
 
 
-def context_loss(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+def context_loss(scores: torch.Tensor, targets: torch.Tensor, *, exclude_self: bool = True) -> torch.Tensor:
     """Mean over sentences with a context of KL(targets ‖ softmax(scores)) row by row, the diagonal (a
-    sentence as its own candidate) excluded: the classification over in-batch candidates shared by
-    Quick-Thoughts and consensus maximisation. ``scores``: ``(N, N)``; ``targets`` from :func:`context_targets`."""
-    scores = scores.masked_fill(torch.eye(len(scores), dtype=torch.bool, device=scores.device), float("-inf"))
+    sentence as its own candidate) excluded unless ``exclude_self=False``: the classification over in-batch
+    candidates shared by Quick-Thoughts and consensus maximisation. ``scores``: ``(N, N)``; ``targets`` from
+    :func:`context_targets`."""
+    if exclude_self:
+        scores = scores.masked_fill(torch.eye(len(scores), dtype=torch.bool, device=scores.device), float("-inf"))
     log_p = F.log_softmax(scores, dim=1)
     has_context = targets.sum(dim=1) > 0
     if not has_context.any():
