@@ -1,0 +1,228 @@
+"""The mean-max attention autoencoder (Zhang et al. 2018, section 3): a one-block self-attention encoder, mean-max
+pooling, and a decoder that attends over the two pooled vectors.
+
+- Input (Eq. 1-2): ``x_t = e_t + p_t`` with **fixed** pre-trained word vectors ``e_t`` and sinusoidal positions
+  ``p_t`` (Vaswani et al. 2017; the authors' code learns the positions: ``positions="learned"``).
+- :class:`MultiHeadAttention` (Eq. 3-7): ``h`` heads of scaled dot-product attention. Queries of size ``d_q``, keys
+  and values of size ``d_kv``, output of size ``d_model``: the encoder's self-attention has **no residual**
+  (Eq. 8-9, ``ā = LN(MultiHead(x, x, x))``), which is what lets the width grow from ``d_w`` to ``d_m``.
+- Encoder (Eq. 8-11): ``h = LN(FFN(ā) + ā)``, FFN = ``max(0, ā W1 + b1) W2 + b2`` of inner size ``d_f``.
+- Mean-max representation (Eq. 12-14): ``z = [max_t h_t ; mean_t h_t]`` over each sentence's own positions
+  (:func:`~reproducer.encoders.multiview.pool`), ``2 d_m`` values.
+- Decoder (Eq. 15-20), teacher forcing on ``y = (<s>, w_1, ..., w_{n})``: causal self-attention without residual
+  + LN; **mean-max attention** — queries the decoder states, keys and values the two vectors ``z_max`` and
+  ``z_mean`` — with residual + LN; FFN with residual + LN; a softmax over the output vocabulary (Eq. 21).
+
+Every linear map has a bias. Parameter count (:meth:`AAEConfig.parameter_count`), with ``d_w``, ``d_m``, ``d_f``,
+output vocabulary ``V`` and learned positions of ``L`` rows in the encoder and in the decoder (0 for sinusoidal)::
+
+    attention(d_q, d_kv) = d_q d_m + 2 d_kv d_m + d_m² + 4 d_m
+    FFN = 2 d_m d_f + d_f + d_m,      LN = 2 d_m
+    encoder = attention(d_w, d_w) + FFN + 2 LN
+    decoder = attention(d_w, d_w) + attention(d_m, d_m) + FFN + 3 LN + (d_m V + V)
+    total = encoder + decoder + 2 L d_w        (the word vectors are fixed: not counted)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from reproducer.encoders.multiview import fixed_embedding, pool
+from reproducer.errors import ReproducerError
+
+
+def sinusoidal_positions(length: int, dim: int) -> torch.Tensor:
+    """``(length, dim)``: ``sin(t / 10000^(2i/dim))`` in even columns, ``cos`` in odd ones (Zhang et al. Eq. 2)."""
+    t = torch.arange(length, dtype=torch.float32)[:, None]
+    rate = torch.exp(-math.log(10000.0) * torch.arange(0, dim, 2, dtype=torch.float32) / dim)
+    out = torch.zeros(length, dim)
+    out[:, 0::2] = torch.sin(t * rate)
+    out[:, 1::2] = torch.cos(t * rate[: dim // 2])
+    return out
+
+
+class MultiHeadAttention(nn.Module):
+    """``h`` heads of scaled dot-product attention (Eq. 3-7): ``(B, Tq, d_q)`` queries over ``(B, Tk, d_kv)``
+    keys/values → ``(B, Tq, d_model)`` and the weights ``(B, h, Tq, Tk)``. ``key_mask (B, Tk)`` is True where a key
+    may be attended; ``causal`` forbids query ``t`` to see keys after ``t``."""
+
+    def __init__(self, d_q: int, d_kv: int, d_model: int, heads: int, dropout: float = 0.0):
+        super().__init__()
+        if d_model % heads:
+            raise ReproducerError(f"The model width {d_model} must divide into {heads} heads.")
+        self.heads, self.d_head = heads, d_model // heads
+        self.q, self.k, self.v = nn.Linear(d_q, d_model), nn.Linear(d_kv, d_model), nn.Linear(d_kv, d_model)
+        self.out = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor, key_mask: torch.Tensor | None = None,
+                causal: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        b, tq, tk = query.shape[0], query.shape[1], keys.shape[1]
+
+        def split(x: torch.Tensor) -> torch.Tensor:  # (B, T, d_model) -> (B, h, T, d_head)
+            return x.view(b, -1, self.heads, self.d_head).transpose(1, 2)
+
+        q, k, v = split(self.q(query)), split(self.k(keys)), split(self.v(keys))
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.d_head)
+        allowed = torch.ones(b, 1, tq, tk, dtype=torch.bool, device=query.device)
+        if key_mask is not None:
+            allowed = allowed & key_mask[:, None, None, :]
+        if causal:
+            allowed = allowed & torch.ones(tq, tk, dtype=torch.bool, device=query.device).tril()
+        weights = scores.masked_fill(~allowed, float("-inf")).softmax(dim=-1)
+        mixed = (self.dropout(weights) @ v).transpose(1, 2).reshape(b, tq, -1)
+        return self.out(mixed), weights
+
+
+class FeedForward(nn.Module):
+    """``max(0, x W1 + b1) W2 + b2`` (Eq. 10 and 19)."""
+
+    def __init__(self, d_model: int, d_ff: int):
+        super().__init__()
+        self.inner, self.outer = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.outer(torch.relu(self.inner(x)))
+
+
+@dataclass(frozen=True)
+class AAEConfig:
+    """Sizes of a mean-max AAE. Paper: ``d_w`` 300 (GloVe), ``d_m`` 2048, ``d_f`` 4096, 8 heads, ~21.6k output words."""
+
+    vocab_size: int  # the output vocabulary (the decoder's softmax); the input reads every word with a vector
+    word_dim: int = 300
+    d_model: int = 2048
+    d_ff: int = 4096
+    heads: int = 8
+    dropout: float = 0.0  # the authors' code: 0.5 on embeddings and attention weights
+    positions: str = "sinusoidal"  # "sinusoidal" (the paper) | "learned" (the authors' code)
+    max_len: int = 64  # rows of the position table
+
+    def __post_init__(self):
+        if self.positions not in ("sinusoidal", "learned"):
+            raise ReproducerError(f"Unknown positions {self.positions!r}; choose sinusoidal or learned.")
+
+    def parameter_count(self) -> int:
+        """The formula of the module docstring (trainable parameters)."""
+        w, m, f, v = self.word_dim, self.d_model, self.d_ff, self.vocab_size
+
+        def attention(d_q: int, d_kv: int) -> int:
+            return d_q * m + 2 * d_kv * m + m * m + 4 * m
+
+        ffn, ln = 2 * m * f + f + m, 2 * m
+        encoder = attention(w, w) + ffn + 2 * ln
+        decoder = attention(w, w) + attention(m, m) + ffn + 3 * ln + m * v + v
+        return encoder + decoder + (2 * self.max_len * w if self.positions == "learned" else 0)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class _Inputs(nn.Module):
+    """``x_t = e_t + p_t`` over fixed word vectors (Eq. 1), with dropout."""
+
+    def __init__(self, embed: nn.Embedding, config: AAEConfig):
+        super().__init__()
+        self.embed, self.dropout = embed, nn.Dropout(config.dropout)
+        if config.positions == "learned":
+            self.positions = nn.Parameter(torch.randn(config.max_len, embed.embedding_dim) * 0.02)
+        else:
+            self.register_buffer("positions", sinusoidal_positions(config.max_len, embed.embedding_dim), persistent=False)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        if ids.shape[1] > self.positions.shape[0]:
+            raise ReproducerError(f"Sentences of {ids.shape[1]} tokens exceed the {self.positions.shape[0]} positions.")
+        return self.dropout(self.embed(ids) + self.positions[: ids.shape[1]])
+
+
+def _mask(ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    return torch.arange(ids.shape[1], device=ids.device)[None, :] < lengths.to(ids.device)[:, None]
+
+
+class MeanMaxEncoder(nn.Module):
+    """Eq. 8-14: ``(ids (B, T), lengths (B,))`` → ``z = [z_max; z_mean]`` ``(B, 2 d_m)``; padding never counts."""
+
+    def __init__(self, embed: nn.Embedding, config: AAEConfig):
+        super().__init__()
+        self.config, self.inputs = config, _Inputs(embed, config)
+        self.attention = MultiHeadAttention(config.word_dim, config.word_dim, config.d_model, config.heads, config.dropout)
+        self.norm1, self.norm2 = nn.LayerNorm(config.d_model), nn.LayerNorm(config.d_model)
+        self.ffn = FeedForward(config.d_model, config.d_ff)
+        self.output_dim = 2 * config.d_model
+
+    @property
+    def embed(self) -> nn.Embedding:
+        return self.inputs.embed
+
+    def states(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """``h_t`` of Eq. 11, ``(B, T, d_m)``."""
+        x = self.inputs(ids)
+        a, _ = self.attention(x, x, key_mask=_mask(ids, lengths))
+        a = self.norm1(a)  # Eq. 9: no residual
+        return self.norm2(self.ffn(a) + a)
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return pool(self.states(ids, lengths), lengths, None, ("max", "avg"))
+
+
+class MeanMaxDecoder(nn.Module):
+    """Eq. 15-21: decoder inputs ``(B, T)`` and ``z (B, 2 d_m)`` → logits ``(B, T, V)`` and the mean-max attention
+    weights ``(B, heads, T, 2)`` (key 0 is ``z_max``, key 1 ``z_mean``)."""
+
+    def __init__(self, embed: nn.Embedding, config: AAEConfig):
+        super().__init__()
+        m = config.d_model
+        self.config, self.inputs = config, _Inputs(embed, config)
+        self.self_attention = MultiHeadAttention(config.word_dim, config.word_dim, m, config.heads, config.dropout)
+        self.meanmax_attention = MultiHeadAttention(m, m, m, config.heads, config.dropout)
+        self.norm1, self.norm2, self.norm3 = nn.LayerNorm(m), nn.LayerNorm(m), nn.LayerNorm(m)
+        self.ffn = FeedForward(m, config.d_ff)
+        self.project = nn.Linear(m, config.vocab_size)
+
+    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = self.inputs(inputs)
+        a, _ = self.self_attention(y, y, key_mask=_mask(inputs, lengths), causal=True)
+        a = self.norm1(a)  # Eq. 16: no residual
+        memory = z.view(z.shape[0], 2, -1)  # [z_max, z_mean] as two keys
+        c, weights = self.meanmax_attention(a, memory)
+        c = self.norm2(c + a)  # Eq. 18
+        h = self.norm3(self.ffn(c) + c)  # Eq. 20
+        return self.project(h), weights
+
+
+def reconstruction_loss(logits: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0,
+                        pad_id: int = 0) -> torch.Tensor:
+    """Eq. 22 as a mean per target token: cross-entropy of ``logits (B, T, V)`` against ``targets (B, T)``, padding
+    ignored, optionally label-smoothed (the authors' code: 0.1)."""
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=pad_id,
+                           label_smoothing=label_smoothing)
+
+
+class MeanMaxAAE(nn.Module):
+    """Encoder + decoder over one fixed word-vector table (ids of a vocabulary whose first ``vocab_size`` words are
+    the output vocabulary; other words are read but predicted as ``<unk>``). ``forward(batch) -> loss`` for a
+    batch with ``ids`` and ``lengths`` (the sentence, ``</s>`` included)."""
+
+    def __init__(self, vectors, config: AAEConfig, label_smoothing: float = 0.0, bos_id: int = 2, unk_id: int = 1):
+        super().__init__()
+        embed = fixed_embedding(vectors)
+        self.config, self.label_smoothing, self.bos_id, self.unk_id = config, label_smoothing, bos_id, unk_id
+        self.encoder, self.decoder = MeanMaxEncoder(embed, config), MeanMaxDecoder(embed, config)
+
+    def reconstruct(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Teacher-forced logits, the targets they predict, and the mean-max attention weights."""
+        z = self.encoder(ids, lengths)
+        inputs = torch.cat([torch.full_like(ids[:, :1], self.bos_id), ids[:, :-1]], dim=1)  # (<s>, w_1, ..., w_{n-1})
+        inputs = inputs.masked_fill(~_mask(ids, lengths), 0)
+        targets = torch.where(ids < self.config.vocab_size, ids, torch.full_like(ids, self.unk_id)).masked_fill(
+            ~_mask(ids, lengths), 0)
+        logits, weights = self.decoder(inputs, lengths, z)
+        return logits, targets, weights
+
+    def forward(self, batch) -> torch.Tensor:
+        logits, targets, _ = self.reconstruct(batch.ids, batch.lengths)
+        return reconstruction_loss(logits, targets, self.label_smoothing)

@@ -1,0 +1,115 @@
+"""Mean-max attention autoencoder (Zhang et al. 2018): shapes, masking, parameter count, causality, the loss."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from reproducer.data.batches import pad
+from reproducer.encoders.attention import (AAEConfig, MeanMaxAAE, MultiHeadAttention, reconstruction_loss,
+                                           sinusoidal_positions)
+from reproducer.errors import ReproducerError
+
+V_IN, W = 40, 6
+
+
+def small(positions="sinusoidal", vocab_size=25, seed=0):
+    torch.manual_seed(seed)
+    vectors = np.random.default_rng(seed).normal(size=(V_IN, W)).astype(np.float32)
+    vectors[0] = 0
+    config = AAEConfig(vocab_size, word_dim=W, d_model=8, d_ff=12, heads=2, positions=positions, max_len=16)
+    return MeanMaxAAE(vectors, config).eval()
+
+
+def test_shapes_and_attention_over_the_two_pooled_vectors():
+    model = small()
+    ids, lengths = pad([np.array([5, 6, 7, 3]), np.array([8, 3])])
+    z = model.encoder(ids, lengths)
+    assert z.shape == (2, 16) and model.encoder.output_dim == 16
+    logits, targets, weights = model.reconstruct(ids, lengths)
+    assert logits.shape == (2, 4, 25) and weights.shape == (2, 2, 4, 2)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 2, 4))
+    assert targets[1].tolist() == [8, 3, 0, 0]  # padding is not a target
+
+
+def test_padding_never_changes_a_sentence_vector():
+    model = small()
+    alone = model.encoder(*pad([np.array([8, 9, 3])]))
+    ids, lengths = pad([np.array([8, 9, 3]), np.array([5, 6, 7, 11, 12, 13, 3])])
+    torch.testing.assert_close(model.encoder(ids, lengths)[0], alone[0], atol=1e-5, rtol=1e-5)
+
+
+def test_the_mean_half_and_the_max_half():
+    model = small()
+    ids, lengths = pad([np.array([5, 6, 7])])
+    h = model.encoder.states(ids, lengths)[0]
+    z = model.encoder(ids, lengths)[0]
+    torch.testing.assert_close(z[:8], h.max(dim=0).values)
+    torch.testing.assert_close(z[8:], h.mean(dim=0))
+
+
+@pytest.mark.parametrize("positions", ["sinusoidal", "learned"])
+def test_parameter_count_is_the_formula(positions):
+    model = small(positions)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    assert trainable == model.config.parameter_count()
+    assert not model.encoder.embed.weight.requires_grad and model.encoder.embed is model.decoder.inputs.embed
+    # the paper's sizes (300-d input, 21.6k output words), term by term: 106.7M trainable parameters
+    w, m, f, v = 300, 2048, 4096, 21_600
+    self_attention, meanmax_attention = 3 * (w * m + m) + m * m + m, 4 * (m * m + m)
+    ffn = m * f + f + f * m + m
+    expected = (self_attention + ffn + 2 * 2 * m) + (self_attention + meanmax_attention + ffn + 3 * 2 * m + m * v + v)
+    assert AAEConfig(v, w, m, f, 8).parameter_count() == expected == 106_722_400
+
+
+def test_a_decoder_position_never_sees_later_tokens():
+    model = small()
+    ids, lengths = pad([np.array([5, 6, 7, 9, 10, 3])])
+    z = model.encoder(ids, lengths)
+    changed = ids.clone()
+    changed[0, 4] = 11
+    a, _ = model.decoder(ids, lengths, z)
+    b, _ = model.decoder(changed, lengths, z)
+    torch.testing.assert_close(a[0, :4], b[0, :4])
+    assert not torch.allclose(a[0, 4:], b[0, 4:])
+    attention = MultiHeadAttention(4, 4, 4, 2)
+    x = torch.randn(1, 5, 4)
+    _, w = attention(x, x, causal=True)
+    assert torch.all(w[0, :, 0, 1:] == 0) and torch.all(w.triu(diagonal=1) == 0)
+
+
+def test_the_loss_ignores_padding_and_drops_when_overfitting_one_batch():
+    logits = torch.randn(2, 3, 5)
+    targets = torch.tensor([[1, 2, 0], [3, 0, 0]])
+    keep = targets != 0
+    expected = F.cross_entropy(logits[keep], targets[keep])
+    torch.testing.assert_close(reconstruction_loss(logits, targets), expected)
+    model = small().train()
+
+    class Batch:
+        ids, lengths = pad([np.array([5, 6, 7, 3]), np.array([8, 9, 3]), np.array([30, 12, 13, 14, 3])])
+
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    first = model(Batch).item()
+    for _ in range(60):
+        loss = model(Batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    assert loss.item() < 0.2 * first
+    _, targets, _ = model.reconstruct(Batch.ids, Batch.lengths)
+    assert targets[2, 0].item() == 1  # word 30 is outside the 25-word output vocabulary: predicted as <unk>
+
+
+def test_sinusoidal_positions_and_bad_settings():
+    p = sinusoidal_positions(4, 6)
+    assert torch.equal(p[0, 0::2], torch.zeros(3)) and torch.equal(p[0, 1::2], torch.ones(3))
+    assert float(p[1, 0]) == pytest.approx(np.sin(1.0))
+    with pytest.raises(ReproducerError, match="heads"):
+        MultiHeadAttention(4, 4, 6, 4)
+    with pytest.raises(ReproducerError, match="positions"):
+        AAEConfig(10, positions="rotary")
+    model = small()
+    with pytest.raises(ReproducerError, match="exceed"):
+        model.encoder(*pad([np.arange(1, 20)]))
