@@ -14,27 +14,34 @@ from reproducer.errors import ReproducerError
 V_IN, W = 40, 6
 
 
-def small(positions="sinusoidal", vocab_size=25, seed=0):
+def small(positions="sinusoidal", vocab_size=25, seed=0, family="AAE", pooling=("max", "avg")):
     torch.manual_seed(seed)
     vectors = np.random.default_rng(seed).normal(size=(V_IN, W)).astype(np.float32)
     vectors[0] = 0
-    config = AAEConfig(vocab_size, word_dim=W, d_model=8, d_ff=12, heads=2, positions=positions, max_len=16)
+    config = AAEConfig(vocab_size, word_dim=W, d_model=8, d_ff=12, heads=2, positions=positions, max_len=16,
+                       family=family, pooling=pooling)
     return MeanMaxAAE(vectors, config).eval()
 
 
-def test_shapes_and_attention_over_the_two_pooled_vectors():
-    model = small()
+VARIANTS = [(family, pooling) for family in ("AAE", "RAE") for pooling in (("max", "avg"), ("avg",), ("max",))]
+
+
+@pytest.mark.parametrize("family, pooling", VARIANTS)
+def test_shapes_and_attention_over_the_pooled_vectors(family, pooling):
+    model = small(family=family, pooling=pooling)
     ids, lengths = pad([np.array([5, 6, 7, 3]), np.array([8, 3])])
     z = model.encoder(ids, lengths)
-    assert z.shape == (2, 16) and model.encoder.output_dim == 16
+    k = len(pooling)
+    assert z.shape == (2, 8 * k) and model.encoder.output_dim == 8 * k
     logits, targets, weights = model.reconstruct(ids, lengths)
-    assert logits.shape == (2, 4, 25) and weights.shape == (2, 2, 4, 2)
+    assert logits.shape == (2, 4, 25) and weights.shape == (2, 2, 4, k)
     torch.testing.assert_close(weights.sum(-1), torch.ones(2, 2, 4))
     assert targets[1].tolist() == [8, 3, 0, 0]  # padding is not a target
 
 
-def test_padding_never_changes_a_sentence_vector():
-    model = small()
+@pytest.mark.parametrize("family", ["AAE", "RAE"])
+def test_padding_never_changes_a_sentence_vector(family):
+    model = small(family=family)
     alone = model.encoder(*pad([np.array([8, 9, 3])]))
     ids, lengths = pad([np.array([8, 9, 3]), np.array([5, 6, 7, 11, 12, 13, 3])])
     torch.testing.assert_close(model.encoder(ids, lengths)[0], alone[0], atol=1e-5, rtol=1e-5)
@@ -49,12 +56,12 @@ def test_the_mean_half_and_the_max_half():
     torch.testing.assert_close(z[8:], h.mean(dim=0))
 
 
-@pytest.mark.parametrize("positions", ["sinusoidal", "learned"])
-def test_parameter_count_is_the_formula(positions):
-    model = small(positions)
+@pytest.mark.parametrize("positions, family", [("sinusoidal", "AAE"), ("learned", "AAE"), ("sinusoidal", "RAE")])
+def test_parameter_count_is_the_formula(positions, family):
+    model = small(positions, family=family)
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     assert trainable == model.config.parameter_count()
-    assert not model.encoder.embed.weight.requires_grad and model.encoder.embed is model.decoder.inputs.embed
+    assert not model.encoder.embed.weight.requires_grad and model.encoder.embed is model.decoder.embed
     # the paper's sizes (300-d input, 21.6k output words), term by term: 106.7M trainable parameters
     w, m, f, v = 300, 2048, 4096, 21_600
     self_attention, meanmax_attention = 3 * (w * m + m) + m * m + m, 4 * (m * m + m)
@@ -63,8 +70,9 @@ def test_parameter_count_is_the_formula(positions):
     assert AAEConfig(v, w, m, f, 8).parameter_count() == expected == 106_722_400
 
 
-def test_a_decoder_position_never_sees_later_tokens():
-    model = small()
+@pytest.mark.parametrize("family", ["AAE", "RAE"])
+def test_a_decoder_position_never_sees_later_tokens(family):
+    model = small(family=family)
     ids, lengths = pad([np.array([5, 6, 7, 9, 10, 3])])
     z = model.encoder(ids, lengths)
     changed = ids.clone()
@@ -79,13 +87,14 @@ def test_a_decoder_position_never_sees_later_tokens():
     assert torch.all(w[0, :, 0, 1:] == 0) and torch.all(w.triu(diagonal=1) == 0)
 
 
-def test_the_loss_ignores_padding_and_drops_when_overfitting_one_batch():
+@pytest.mark.parametrize("family", ["AAE", "RAE"])
+def test_the_loss_ignores_padding_and_drops_when_overfitting_one_batch(family):
     logits = torch.randn(2, 3, 5)
     targets = torch.tensor([[1, 2, 0], [3, 0, 0]])
     keep = targets != 0
     expected = F.cross_entropy(logits[keep], targets[keep])
     torch.testing.assert_close(reconstruction_loss(logits, targets), expected)
-    model = small().train()
+    model = small(family=family).train()
 
     class Batch:
         ids, lengths = pad([np.array([5, 6, 7, 3]), np.array([8, 9, 3]), np.array([30, 12, 13, 14, 3])])
@@ -110,6 +119,10 @@ def test_sinusoidal_positions_and_bad_settings():
         MultiHeadAttention(4, 4, 6, 4)
     with pytest.raises(ReproducerError, match="positions"):
         AAEConfig(10, positions="rotary")
+    with pytest.raises(ReproducerError, match="family"):
+        AAEConfig(10, family="CNN")
+    with pytest.raises(ReproducerError, match="Pooling"):
+        AAEConfig(10, pooling=("min",))
     model = small()
     with pytest.raises(ReproducerError, match="exceed"):
         model.encoder(*pad([np.arange(1, 20)]))

@@ -13,6 +13,12 @@ pooling, and a decoder that attends over the two pooled vectors.
   + LN; **mean-max attention** — queries the decoder states, keys and values the two vectors ``z_max`` and
   ``z_mean`` — with residual + LN; FFN with residual + LN; a softmax over the output vocabulary (Eq. 21).
 
+The variants of Table 3 change one setting each (:class:`AAEConfig`): ``pooling`` — mean-max, mean or max (the
+decoder then attends over one vector) — and ``family``: ``"RAE"`` replaces the self-attention blocks by a BiLSTM
+encoder (``d_m / 2`` per direction) and an LSTM decoder (``d_m``) that keep the pooling, the mean-max attention and
+the output layer ("consistent" sizes: the paper gives none). RAE count:
+``2 · 4h(d_w + h + 2)`` (h = d_m/2) ``+ 4 d_m(d_w + d_m + 2) + attention(d_m, d_m) + LN + d_m V + V``.
+
 Every linear map has a bias. Parameter count (:meth:`AAEConfig.parameter_count`), with ``d_w``, ``d_m``, ``d_f``,
 output vocabulary ``V`` and learned positions of ``L`` rows in the encoder and in the decoder (0 for sinusoidal)::
 
@@ -30,6 +36,7 @@ from dataclasses import asdict, dataclass
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from reproducer.encoders.multiview import fixed_embedding, pool
 from reproducer.errors import ReproducerError
@@ -101,21 +108,34 @@ class AAEConfig:
     dropout: float = 0.0  # the authors' code: 0.5 on embeddings and attention weights
     positions: str = "sinusoidal"  # "sinusoidal" (the paper) | "learned" (the authors' code)
     max_len: int = 64  # rows of the position table
+    pooling: tuple[str, ...] = ("max", "avg")  # mean-max; ("avg",) mean AAE/RAE; ("max",) max AAE/RAE (Table 3)
+    family: str = "AAE"  # "AAE" (self-attention) | "RAE" (BiLSTM encoder, LSTM decoder, same pooling and attention)
 
     def __post_init__(self):
         if self.positions not in ("sinusoidal", "learned"):
             raise ReproducerError(f"Unknown positions {self.positions!r}; choose sinusoidal or learned.")
+        if self.family not in ("AAE", "RAE"):
+            raise ReproducerError(f"Unknown family {self.family!r}; choose AAE or RAE.")
+        if not self.pooling or set(self.pooling) - {"max", "avg"}:
+            raise ReproducerError(f"Pooling must be some of max and avg, got {self.pooling!r}.")
+        if self.family == "RAE" and self.d_model % 2:
+            raise ReproducerError(f"The RAE's BiLSTM splits d_model={self.d_model} over two directions: make it even.")
 
     def parameter_count(self) -> int:
-        """The formula of the module docstring (trainable parameters)."""
+        """The formulas of the module docstring (trainable parameters)."""
         w, m, f, v = self.word_dim, self.d_model, self.d_ff, self.vocab_size
 
         def attention(d_q: int, d_kv: int) -> int:
             return d_q * m + 2 * d_kv * m + m * m + 4 * m
 
-        ffn, ln = 2 * m * f + f + m, 2 * m
+        def lstm(d_in: int, h: int) -> int:  # PyTorch keeps two bias vectors
+            return 4 * h * (d_in + h + 2)
+
+        ffn, ln, output = 2 * m * f + f + m, 2 * m, m * v + v
+        if self.family == "RAE":
+            return 2 * lstm(w, m // 2) + lstm(w, m) + attention(m, m) + ln + output
         encoder = attention(w, w) + ffn + 2 * ln
-        decoder = attention(w, w) + attention(m, m) + ffn + 3 * ln + m * v + v
+        decoder = attention(w, w) + attention(m, m) + ffn + 3 * ln + output
         return encoder + decoder + (2 * self.max_len * w if self.positions == "learned" else 0)
 
     def to_dict(self) -> dict:
@@ -152,7 +172,7 @@ class MeanMaxEncoder(nn.Module):
         self.attention = MultiHeadAttention(config.word_dim, config.word_dim, config.d_model, config.heads, config.dropout)
         self.norm1, self.norm2 = nn.LayerNorm(config.d_model), nn.LayerNorm(config.d_model)
         self.ffn = FeedForward(config.d_model, config.d_ff)
-        self.output_dim = 2 * config.d_model
+        self.output_dim = len(config.pooling) * config.d_model
 
     @property
     def embed(self) -> nn.Embedding:
@@ -166,7 +186,27 @@ class MeanMaxEncoder(nn.Module):
         return self.norm2(self.ffn(a) + a)
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        return pool(self.states(ids, lengths), lengths, None, ("max", "avg"))
+        return pool(self.states(ids, lengths), lengths, None, self.config.pooling)
+
+
+class LSTMEncoder(nn.Module):
+    """The RAE encoder (Table 3): a BiLSTM of ``d_m / 2`` per direction over the fixed word vectors, its states
+    pooled as the AAE's."""
+
+    def __init__(self, embed: nn.Embedding, config: AAEConfig):
+        super().__init__()
+        self.config, self.embed, self.dropout = config, embed, nn.Dropout(config.dropout)
+        self.rnn = nn.LSTM(config.word_dim, config.d_model // 2, batch_first=True, bidirectional=True)
+        self.output_dim = len(config.pooling) * config.d_model
+
+    def states(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        packed = pack_padded_sequence(self.dropout(self.embed(ids)), lengths.cpu(), batch_first=True,
+                                      enforce_sorted=False)
+        out, _ = self.rnn(packed)
+        return pad_packed_sequence(out, batch_first=True, total_length=ids.shape[1])[0]
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return pool(self.states(ids, lengths), lengths, None, self.config.pooling)
 
 
 class MeanMaxDecoder(nn.Module):
@@ -183,15 +223,40 @@ class MeanMaxDecoder(nn.Module):
         self.ffn = FeedForward(m, config.d_ff)
         self.project = nn.Linear(m, config.vocab_size)
 
+    @property
+    def embed(self) -> nn.Embedding:
+        return self.inputs.embed
+
     def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         y = self.inputs(inputs)
         a, _ = self.self_attention(y, y, key_mask=_mask(inputs, lengths), causal=True)
         a = self.norm1(a)  # Eq. 16: no residual
-        memory = z.view(z.shape[0], 2, -1)  # [z_max, z_mean] as two keys
+        memory = z.view(z.shape[0], len(self.config.pooling), -1)  # [z_max, z_mean] as two keys
         c, weights = self.meanmax_attention(a, memory)
         c = self.norm2(c + a)  # Eq. 18
         h = self.norm3(self.ffn(c) + c)  # Eq. 20
         return self.project(h), weights
+
+
+class LSTMDecoder(nn.Module):
+    """The RAE decoder (Table 3): an LSTM of ``d_m`` over the fixed word vectors whose state at each step queries the
+    pooled vectors with the same mean-max attention (residual + LN), then the softmax over the output vocabulary."""
+
+    def __init__(self, embed: nn.Embedding, config: AAEConfig):
+        super().__init__()
+        m = config.d_model
+        self.config, self.embed, self.dropout = config, embed, nn.Dropout(config.dropout)
+        self.rnn = nn.LSTM(config.word_dim, m, batch_first=True)  # causal by construction
+        self.meanmax_attention = MultiHeadAttention(m, m, m, config.heads, config.dropout)
+        self.norm = nn.LayerNorm(m)
+        self.project = nn.Linear(m, config.vocab_size)
+
+    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        packed = pack_padded_sequence(self.dropout(self.embed(inputs)), lengths.cpu(), batch_first=True,
+                                      enforce_sorted=False)
+        s = pad_packed_sequence(self.rnn(packed)[0], batch_first=True, total_length=inputs.shape[1])[0]
+        c, weights = self.meanmax_attention(s, z.view(z.shape[0], len(self.config.pooling), -1))
+        return self.project(self.norm(c + s)), weights
 
 
 def reconstruction_loss(logits: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0,
@@ -203,7 +268,7 @@ def reconstruction_loss(logits: torch.Tensor, targets: torch.Tensor, label_smoot
 
 
 class MeanMaxAAE(nn.Module):
-    """Encoder + decoder over one fixed word-vector table (ids of a vocabulary whose first ``vocab_size`` words are
+    """Encoder + decoder (AAE or RAE, by ``config.family``) over one fixed word-vector table (ids of a vocabulary whose first ``vocab_size`` words are
     the output vocabulary; other words are read but predicted as ``<unk>``). ``forward(batch) -> loss`` for a
     batch with ``ids`` and ``lengths`` (the sentence, ``</s>`` included)."""
 
@@ -211,7 +276,10 @@ class MeanMaxAAE(nn.Module):
         super().__init__()
         embed = fixed_embedding(vectors)
         self.config, self.label_smoothing, self.bos_id, self.unk_id = config, label_smoothing, bos_id, unk_id
-        self.encoder, self.decoder = MeanMaxEncoder(embed, config), MeanMaxDecoder(embed, config)
+        if config.family == "AAE":
+            self.encoder, self.decoder = MeanMaxEncoder(embed, config), MeanMaxDecoder(embed, config)
+        else:
+            self.encoder, self.decoder = LSTMEncoder(embed, config), LSTMDecoder(embed, config)
 
     def reconstruct(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Teacher-forced logits, the targets they predict, and the mean-max attention weights."""
