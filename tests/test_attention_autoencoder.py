@@ -126,3 +126,24 @@ def test_sinusoidal_positions_and_bad_settings():
     model = small()
     with pytest.raises(ReproducerError, match="exceed"):
         model.encoder(*pad([np.arange(1, 20)]))
+
+
+def test_sentence_batches_keep_4_to_32_tokens_and_end_with_eos(books):
+    from reproducer.data.batches import SentenceSampler, TokenizedCorpus
+    from reproducer.data.vocab import Vocabulary
+
+    corpus = books(sizes=(6, 4))
+    corpus.sentences[2] = "a b"  # too short: never sampled
+    corpus.sentences[5] = " ".join(["w"] * 40)  # too long: never sampled
+    vocab = Vocabulary.build(corpus.sentences, max_size=None)
+    sampler = SentenceSampler(TokenizedCorpus.from_corpus(corpus, vocab), batch_size=2, min_tokens=3, seed=1)
+    assert sorted(sampler.positions.tolist()) == [0, 1, 3, 4, 6, 7, 8, 9]
+    seen = []
+    for step in range(sampler.steps_per_epoch):
+        batch = sampler.batch(step)
+        assert batch.ids.shape[0] == 2 and torch.all(batch.ids[torch.arange(2), batch.lengths - 1] == vocab.eos_id)
+        seen += [" ".join(vocab.decode(row[: n - 1].tolist())) for row, n in zip(batch.ids, batch.lengths)]
+    assert sorted(seen) == sorted(corpus.sentences[i] for i in sampler.positions)  # one epoch, each sentence once
+    assert torch.equal(sampler.batch(3).ids, SentenceSampler(sampler.corpus, 2, min_tokens=3, seed=1).batch(3).ids)
+    with pytest.raises(ReproducerError, match="Only"):
+        SentenceSampler(sampler.corpus, 50)

@@ -189,3 +189,35 @@ class PairBatch(_Batch):
     lengths1: torch.Tensor
     ids2: torch.Tensor
     lengths2: torch.Tensor
+
+
+@dataclass
+class SentenceBatch(_Batch):
+    """``B`` single sentences as padded ids (pad 0) and lengths, each ending with ``</s>`` (autoencoders)."""
+
+    ids: torch.Tensor
+    lengths: torch.Tensor
+
+
+class SentenceSampler:
+    """``batch(step)``: ``batch_size`` sentences of ``min_tokens``..``max_tokens`` tokens, treated as **unordered**
+    (Zhang et al. 2018: a sentence is reconstructed from itself, no context), each followed by ``eos``; epoch ``e``
+    visits them in the order of :class:`EpochOrder`."""
+
+    def __init__(self, corpus: TokenizedCorpus, batch_size: int, *, eos: int = Vocabulary.eos_id, min_tokens: int = 4,
+                 max_tokens: int = 32, seed: int = 0):
+        lengths = np.diff(corpus.offsets)
+        self.positions = np.flatnonzero((lengths >= min_tokens) & (lengths <= max_tokens))
+        if len(self.positions) < batch_size:
+            raise ReproducerError(f"Only {len(self.positions)} sentences of {min_tokens}-{max_tokens} tokens for a "
+                                  f"batch of {batch_size}.")
+        self.corpus, self.batch_size, self.eos = corpus, batch_size, eos
+        self.order = EpochOrder(self.positions, batch_size, seed)
+
+    @property
+    def steps_per_epoch(self) -> int:
+        return self.order.steps_per_epoch
+
+    def batch(self, step: int) -> SentenceBatch:
+        ids, lengths = pad([self.corpus.sentence(int(i)) for i in self.order(step)], eos=self.eos)
+        return SentenceBatch(ids, lengths)
