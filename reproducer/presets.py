@@ -180,6 +180,53 @@ def consensus_preset(name: str, **overrides) -> ConsensusPreset:
     return _preset(CONSENSUS, ConsensusPreset, "consensus", name, overrides)
 
 
+@dataclass(frozen=True)
+class AutoencoderPreset:
+    """Zhang et al. (2018): sizes, optimiser and budget of the mean-max AAE and its variants (Table 3). The input
+    reads every word with a (fixed) pre-trained vector; the decoder predicts the ``vocab_size`` most frequent corpus
+    words (the paper: about 21.6k). Sizes of the recurrent variants follow ``d_model`` (see
+    :mod:`reproducer.encoders.attention`)."""
+
+    name: str
+    max_books: int | None
+    vocab_size: int  # output vocabulary, special tokens included
+    d_model: int  # paper: 2048
+    d_ff: int  # paper: 4096
+    heads: int = 8
+    word2vec_dim: int = 300  # the fixed input vectors: our word2vec of this size (the paper: GloVe 300d)
+    dropout: float = 0.0  # the authors' code: 0.5
+    label_smoothing: float = 0.1  # the authors' code
+    positions: str = "sinusoidal"
+    batch_size: int = 64
+    min_tokens: int = 4
+    max_tokens: int = 32
+    lr: float = 2e-4  # Adam, as the paper
+    clip: float = 5.0
+    max_seconds: float | None = None
+    max_steps: int | None = None
+    eval_every: float | None = None
+    eval_steps: int | None = None
+    eval_config: str = "prototype"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+AUTOENCODER: dict[str, AutoencoderPreset] = {p.name: p for p in [
+    AutoencoderPreset("smoke", max_books=3, vocab_size=2000, d_model=16, d_ff=32, heads=2, word2vec_dim=32,
+                      batch_size=16, max_steps=20),
+    AutoencoderPreset("default", max_books=None, vocab_size=20000, d_model=512, d_ff=1024, max_seconds=150,
+                      eval_every=50),
+    AutoencoderPreset("paper", max_books=None, vocab_size=21600, d_model=2048, d_ff=4096, dropout=0.5,
+                      max_seconds=5 * 3600, eval_every=1800, eval_config="paper"),
+]}
+
+
+def autoencoder_preset(name: str, **overrides) -> AutoencoderPreset:
+    """The named mean-max AAE preset with some fields replaced (``None`` values are ignored)."""
+    return _preset(AUTOENCODER, AutoencoderPreset, "autoencoder", name, overrides)
+
+
 def _preset(table: dict, cls, label: str, name: str, overrides: dict):
     if name not in table:
         raise ReproducerError(f"Unknown preset {name!r}; choose one of {', '.join(table)}.")

@@ -147,3 +147,45 @@ def test_sentence_batches_keep_4_to_32_tokens_and_end_with_eos(books):
     assert torch.equal(sampler.batch(3).ids, SentenceSampler(sampler.corpus, 2, min_tokens=3, seed=1).batch(3).ids)
     with pytest.raises(ReproducerError, match="Only"):
         SentenceSampler(sampler.corpus, 50)
+
+
+@pytest.mark.parametrize("variant", ["mean-max AAE", "max RAE"])
+def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
+    from reproducer.data.batches import TokenizedCorpus
+    from reproducer.data.vocab import SPECIALS, Vocabulary
+    from reproducer.encoders.channels import pretrained_channel
+    from reproducer.encoders.trained import load_encoder
+    from reproducer.objectives.autoencoder import fit_autoencoder, save_autoencoder, sentence_encoder
+    from reproducer.presets import autoencoder_preset
+
+    corpus = books(sizes=(20, 15))
+    small_vocab = Vocabulary.build(corpus.sentences, max_size=12)
+
+    class Vectors:  # every corpus word has a vector; ids of the big vocabulary put the output words first
+        words = sorted({w for s in corpus.sentences for w in s.split()})
+        index = {w: i for i, w in enumerate(words)}
+        vectors = np.random.default_rng(0).normal(size=(len(words), 6)).astype(np.float32)
+        dim = 6
+
+    vocab, table = pretrained_channel(small_vocab, Vectors)
+    assert vocab.itos[:len(small_vocab)] == small_vocab.itos and len(vocab) > len(small_vocab)
+    preset = autoencoder_preset("smoke", vocab_size=len(small_vocab), d_model=8, d_ff=16, heads=2, batch_size=8,
+                                min_tokens=3, max_steps=30, lr=1e-2)
+    evals = []
+    encoder, model, log = fit_autoencoder(variant, preset, TokenizedCorpus.from_corpus(corpus, vocab), vocab, table,
+                                          progress=False, evaluate=lambda e: evals.append(e.dim) or {"dim": e.dim})
+    assert log.losses[-1]["loss"] < log.losses[0]["loss"] and evals == [encoder.dim]
+    sentences = corpus.sentences[:5]
+    x = encoder.encode(sentences)
+    k = 1 if variant.startswith("max") else 2
+    assert x.shape == (5, 8 * k)
+    # the test-time vector is the pooled encoding of the sentence followed by </s>, as in training
+    ids = torch.tensor([vocab.encode(sentences[0]) + [vocab.eos_id]])
+    with torch.no_grad():
+        expected = model.encoder(ids, torch.tensor([ids.shape[1]]))[0].numpy()
+    np.testing.assert_allclose(x[0], expected, atol=1e-5)
+    halves = sentence_encoder(model, vocab, "normalised", normalize_halves=True).encode(sentences)
+    np.testing.assert_allclose(np.linalg.norm(halves.reshape(5, k, 8), axis=-1), 1.0, atol=1e-5)
+    path = tmp_path / "aae.encoder.pt"
+    save_autoencoder(model, vocab, path, variant)
+    np.testing.assert_allclose(load_encoder(path).encode(sentences), x, atol=1e-5)

@@ -132,6 +132,10 @@ def load_encoder(path: str | Path, device=None, *, pooling: str = "unsupervised"
         from reproducer.objectives.consensus import consensus_from_bundle
 
         return consensus_from_bundle(bundle, pooling, view, device)
+    if bundle["kind"] == "Autoencoder":
+        from reproducer.objectives.autoencoder import autoencoder_from_bundle
+
+        return autoencoder_from_bundle(bundle, device=device)
     if bundle["kind"] not in kinds:
         raise ReproducerError(f"{path}: unknown encoder kind {bundle['kind']!r}; known: {', '.join(kinds)}.")
     config_cls, module_cls = kinds[bundle["kind"]]
