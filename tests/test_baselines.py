@@ -133,3 +133,21 @@ def test_tang2019_numbers_spot_checked_against_the_paper():
     assert v["Table 5", "QT BOW", "STS14", "wmean.pearson"] == 0.65
     assert v["Table 6", "Multi-view D1", "SICK-R", "pearson"] == 0.879 and v["Table 6", "MC-QT", "training", "hours"] == 11
     assert v["Table 6", "Multi-view D3", "SST2", "acc"] == 89.6
+
+
+def test_zhang2018_tables_2_and_3_checked_against_their_own_averages():
+    from reproducer.report.averages import task_averages
+
+    df = published("zhang2018")
+    v = df.set_index(["table", "model", "task", "metric"]).value
+    assert not v.index.duplicated().any()
+    t3 = v["Table 3"]
+    for model in ("mean AAE", "max AAE", "mean-max AAE", "mean RAE", "max RAE", "mean-max RAE"):
+        accuracies = {task: t3[model, task, "acc"] for task in ("MR", "CR", "SUBJ", "MPQA", "SST2", "TREC", "MRPC",
+                                                                  "SICK-E")}
+        # "Macro is the macro average over the first 8 tasks": it follows from the row, within rounding
+        assert task_averages(accuracies).loc["8 tasks", "macro"] == pytest.approx(t3[model, "8 tasks", "macro"],
+                                                                                abs=0.051), model
+    assert v["Table 2", "mean-max AAE", "7 tasks", "micro"] == 86.0 and t3["max RAE", "STS14", "wmean.pearson"] == 0.68
+    assert v["Section 4.4", "skip-thought (Theano)", "training", "minutes per 1000 batches"] == 50.4
+    assert v["Section 4.4", "skip-thought (TensorFlow)", "training", "minutes per 1000 batches"] == 25.9
