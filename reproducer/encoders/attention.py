@@ -284,10 +284,10 @@ class MeanMaxAAE(nn.Module):
     def reconstruct(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Teacher-forced logits, the targets they predict, and the mean-max attention weights."""
         z = self.encoder(ids, lengths)
+        padding = ~_mask(ids, lengths)
         inputs = torch.cat([torch.full_like(ids[:, :1], self.bos_id), ids[:, :-1]], dim=1)  # (<s>, w_1, ..., w_{n-1})
-        inputs = inputs.masked_fill(~_mask(ids, lengths), 0)
-        targets = torch.where(ids < self.config.vocab_size, ids, torch.full_like(ids, self.unk_id)).masked_fill(
-            ~_mask(ids, lengths), 0)
+        inputs = inputs.masked_fill(padding, 0)
+        targets = torch.where(ids < self.config.vocab_size, ids, torch.full_like(ids, self.unk_id)).masked_fill(padding, 0)
         logits, weights = self.decoder(inputs, lengths, z)
         return logits, targets, weights
 

@@ -24,8 +24,7 @@ from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
 from reproducer.errors import ReproducerError
 
 PARTS = ("max", "avg", "min", "last")
-POOLING = {  # Table 2 (and section 2.1 for training), per view kind
-    "training": {"f": ("last",), "g": ("avg",)},
+POOLING = {  # Table 2, per view kind (training uses f's last state and g's average: each view's forward)
     "unsupervised": {"f": ("avg",), "g": ("avg",)},
     "supervised": {"f": ("max", "avg", "min", "last"), "g": ("max", "avg", "min")},
 }
@@ -98,7 +97,7 @@ class LinearView(nn.Module):
         return self.proj(self.embed(ids)), None
 
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        return pool(self.proj(self.embed(ids)), lengths, None, ("avg",))
+        return pool(self.states(ids, lengths)[0], lengths, None, ("avg",))
 
 
 def recurrent_view(embed: nn.Embedding, dim: int) -> RecurrentEncoder:

@@ -83,18 +83,15 @@ def _sick_e(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
     return P.dev_accuracy(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.classifier)
 
 
-def _sick_r(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    x = {s: _pairs(embed, data[s], config) for s in data}
-    y = {s: _labels(data[s], "relatedness").astype(float) for s in data}
-    return P.relatedness(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.relatedness)
-
-
-def _stsb_r(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    """STS-B supervised (SentEval's STSBenchmark): the SICK-R probe on scores shifted from 0-5 to 1-6."""
-    x = {s: _pairs(embed, data[s], config) for s in data}
-    y = {s: _labels(data[s]).astype(float) + 1 for s in data}
-    return P.relatedness(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.relatedness,
-                         n_classes=6)
+def _relatedness(field: str, shift: float = 0.0, n_classes: int = 5) -> Callable:
+    """Tai et al.'s relatedness probe on train/dev/test pairs scored in ``field``: SICK-R (1-5), or STS-B supervised
+    (SentEval's STSBenchmark: 0-5 scores shifted by 1 to 1-6, six levels)."""
+    def run(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
+        x = {s: _pairs(embed, data[s], config) for s in data}
+        y = {s: _labels(data[s], field).astype(float) + shift for s in data}
+        return P.relatedness(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.relatedness,
+                             n_classes=n_classes)
+    return run
 
 
 def _sts(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
@@ -156,14 +153,14 @@ TASKS: dict[str, Task] = {t.name: t for t in [
          "paraphrase detection on [|u-v|, u*v], accuracy and F1", "Dolan et al. 2004"),
     Task("SICK-E", L.load_sick, _sick_e, "acc", "pair-classification",
          "entailment (3 classes) on [|u-v|, u*v], dev selects L2", "Marelli et al. 2014"),
-    Task("SICK-R", L.load_sick, _sick_r, "pearson", "relatedness",
+    Task("SICK-R", L.load_sick, _relatedness("relatedness"), "pearson", "relatedness",
          "relatedness, Tai et al.'s softmax-over-scores probe", "Marelli et al. 2014"),
     *[Task(year, partial(L.load_sts, year), _sts, "wmean.pearson", "similarity",
            f"SemEval 20{year[3:]} STS, cosine vs gold", "Agirre et al. 2012-2016")
       for year in L.STS_DATASETS],
     Task("STSB", L.load_stsb, _stsb, "pearson", "similarity",
          "STS Benchmark test, cosine vs gold (unsupervised)", "Cer et al. 2017"),
-    Task("STSB-R", L.load_stsb, _stsb_r, "pearson", "relatedness",
+    Task("STSB-R", L.load_stsb, _relatedness("label", shift=1.0, n_classes=6), "pearson", "relatedness",
          "STS Benchmark, supervised: the SICK-R probe trained on STS-B train", "Cer et al. 2017"),
     Task("SICK-cos", lambda: L.load_sick()["test"], _cosine_task("relatedness"), "pearson", "similarity",
          "SICK test relatedness by cosine, unsupervised (SICK14 of Tang & de Sa 2019)", "Marelli et al. 2014"),
