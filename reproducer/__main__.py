@@ -212,13 +212,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = groups.add_parser("bench", help="benchmarks").add_subparsers(dest="cmd", required=True)
     p = bench.add_parser("train", help="training throughput of objectives on the same encoder, same run")
-    p.add_argument("--objectives", default="quick_thought,skip_thought", help="comma-separated: quick_thought,skip_thought")
+    p.add_argument("--objectives", default="quick_thought,skip_thought", help="comma-separated: quick_thought, skip_thought, aae, rae (mean-max autoencoders)")
     p.add_argument("--hidden", type=int, default=600, help="GRU width H (default 600)")
     p.add_argument("--word-dim", type=int, default=300, help="word vector size W (default 300)")
     p.add_argument("--vocab", type=int, default=20000, help="vocabulary size incl. specials (default 20000)")
     p.add_argument("--seconds", type=float, default=60, help="training seconds per objective (default 60)")
     p.add_argument("--max-books", type=int, default=None, help="corpus books per split (default: all)")
     p.add_argument("--n-sampled", type=int, default=0, help="skip-thought sampled softmax size (default 0: exact)")
+    p.add_argument("--batch-size", type=int, default=0, help="one batch size for all (default: each paper's)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--json", help="write the measurements to this file")
     p.set_defaults(func=cmd_bench_train)
@@ -238,10 +239,11 @@ def cmd_bench_train(args) -> int:
     from reproducer.bench import bench_train
 
     out = bench_train(args.objectives.split(","), hidden=args.hidden, word_dim=args.word_dim, vocab_size=args.vocab,
-                      seconds=args.seconds, max_books=args.max_books, n_sampled=args.n_sampled, device=args.device)
+                      seconds=args.seconds, max_books=args.max_books, n_sampled=args.n_sampled, device=args.device,
+                      batch_size=args.batch_size)
     rows = [[r["objective"], r["softmax"], str(r["batch_size"]), str(r["steps"]), f"{r['sentences_per_second']:.1f}",
-             f"{r['peak_memory_bytes'] / 2**20:.0f} MiB"] for r in out["runs"]]
-    print(_table(rows, ["objective", "softmax", "batch", "steps", "sentences/s", "peak memory"]))
+             f"{r['minutes_per_1000_batches']:.1f}", f"{r['peak_memory_bytes'] / 2**20:.0f} MiB"] for r in out["runs"]]
+    print(_table(rows, ["objective", "softmax", "batch", "steps", "sentences/s", "min/1000 batches", "peak memory"]))
     for name, ratio in out["speed_ratio"].items():
         print(f"speed ratio {name}: {ratio:.2f}x")
     if args.json:

@@ -99,16 +99,57 @@ def test_the_loss_ignores_padding_and_drops_when_overfitting_one_batch(family):
     class Batch:
         ids, lengths = pad([np.array([5, 6, 7, 3]), np.array([8, 9, 3]), np.array([30, 12, 13, 14, 3])])
 
+    from reproducer.objectives.autoencoder import held_out_statistics
+
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
     first = model(Batch).item()
+    before = held_out_statistics(model, [Batch])["accuracy"]
     for _ in range(60):
         loss = model(Batch)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
     assert loss.item() < 0.2 * first
+    after = held_out_statistics(model, [Batch])
+    assert after["tokens"] == 12 and before < 0.5 < after["accuracy"] == 1.0  # every token reconstructed
+    assert model.training  # restored after scoring
     _, targets, _ = model.reconstruct(Batch.ids, Batch.lengths)
     assert targets[2, 0].item() == 1  # word 30 is outside the 25-word output vocabulary: predicted as <unk>
+
+
+@pytest.mark.parametrize("pooling", [("max", "avg"), ("avg",)])
+def test_attention_on_the_pooled_vectors_is_a_distribution_per_step(pooling):
+    from reproducer.objectives.autoencoder import decoder_attention, held_out_statistics
+
+    model = small(pooling=pooling)
+    weights, names = decoder_attention(model, np.array([5, 6, 7, 9, 3]))
+    assert weights.shape == (2, 5, len(pooling)) and names == [{"max": "z_max", "avg": "z_mean"}[p] for p in pooling]
+    np.testing.assert_allclose(weights.sum(-1), 1, rtol=1e-5)
+
+    class Batch:
+        ids, lengths = pad([np.array([5, 6, 7, 9, 3]), np.array([8, 3])])
+
+    stats = held_out_statistics(model, [Batch])
+    assert stats["tokens"] == 7 and set(stats["attention"]) == set(names)
+    assert sum(stats["attention"].values()) == pytest.approx(1.0)
+    expected = (weights.mean(0).sum(0) + decoder_attention(model, np.array([8, 3]))[0].mean(0).sum(0)) / 7
+    np.testing.assert_allclose(list(stats["attention"].values()), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("positions", ["sinusoidal", "learned"])
+def test_test_sentences_longer_than_the_position_table_are_encoded(positions):
+    model = small(positions)  # max_len 16: training sentences fit; an evaluation sentence may not
+    inputs = model.encoder.inputs
+    long = inputs.table(20)
+    assert long.shape == (20, W)
+    torch.testing.assert_close(long[:16], inputs.positions[:16])
+    if positions == "sinusoidal":
+        torch.testing.assert_close(long, sinusoidal_positions(20, W))
+    else:
+        torch.testing.assert_close(long[16:], inputs.positions[-1:].expand(4, -1))
+    ids, lengths = pad([np.arange(4, 24), np.array([5, 6, 3])])
+    z = model.encoder(ids, lengths)
+    assert z.shape == (2, 16) and torch.isfinite(z).all()
 
 
 def test_sinusoidal_positions_and_bad_settings():
@@ -123,9 +164,6 @@ def test_sinusoidal_positions_and_bad_settings():
         AAEConfig(10, family="CNN")
     with pytest.raises(ReproducerError, match="Pooling"):
         AAEConfig(10, pooling=("min",))
-    model = small()
-    with pytest.raises(ReproducerError, match="exceed"):
-        model.encoder(*pad([np.arange(1, 20)]))
 
 
 def test_sentence_batches_keep_4_to_32_tokens_and_end_with_eos(books):
@@ -173,8 +211,9 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
                                 min_tokens=3, max_steps=30, lr=1e-2)
     evals = []
     encoder, model, log = fit_autoencoder(variant, preset, TokenizedCorpus.from_corpus(corpus, vocab), vocab, table,
-                                          progress=False, evaluate=lambda e: evals.append(e.dim) or {"dim": e.dim})
-    assert log.losses[-1]["loss"] < log.losses[0]["loss"] and evals == [encoder.dim]
+                                          progress=False, evaluate=lambda m, e: evals.append(e.dim) or {"dim": e.dim})
+    assert log.losses[-1]["loss"] < log.losses[0]["loss"] and evals == [encoder.dim] * 3  # steps 10, 20, 30
+    assert [e["step"] for e in log.evals] == [10, 20, 30]
     sentences = corpus.sentences[:5]
     x = encoder.encode(sentences)
     k = 1 if variant.startswith("max") else 2

@@ -94,6 +94,23 @@ def test_bench_train_times_both_objectives(tmp_path, capsys):
     assert cli(["bench", "train", "--objectives", "magic", "--seconds", "1"]) == 2
 
 
+def test_bench_train_times_the_autoencoders_at_one_batch_size():
+    from reproducer.bench import bench_train
+
+    record = bench_train(["aae", "rae", "skip_thought"], hidden=16, word_dim=8, vocab_size=500, seconds=1, max_books=3,
+                         device="cpu", batch_size=8)
+    runs = {r["objective"]: r for r in record["runs"]}
+    assert set(runs) == {"aae", "rae", "skip_thought"} and all(r["batch_size"] == 8 for r in runs.values())
+    for r in runs.values():
+        assert r["steps"] > 0 and r["softmax"] == "exact"
+        assert r["minutes_per_1000_batches"] == pytest.approx(r["training_seconds"] / r["steps"] * 1000 / 60)
+    from reproducer.encoders.attention import AAEConfig
+
+    for family in ("AAE", "RAE"):  # widths as documented; the fixed word vectors are not counted
+        config = AAEConfig(500, word_dim=8, d_model=16, d_ff=32, max_len=33, family=family)
+        assert runs[family.lower()]["parameters"] == config.parameter_count()
+
+
 def test_benchmark_memory_is_the_spawned_process_own_peak():
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor

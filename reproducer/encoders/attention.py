@@ -154,9 +154,17 @@ class _Inputs(nn.Module):
             self.register_buffer("positions", sinusoidal_positions(config.max_len, embed.embedding_dim), persistent=False)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        if ids.shape[1] > self.positions.shape[0]:
-            raise ReproducerError(f"Sentences of {ids.shape[1]} tokens exceed the {self.positions.shape[0]} positions.")
-        return self.dropout(self.embed(ids) + self.positions[: ids.shape[1]])
+        return self.dropout(self.embed(ids) + self.table(ids.shape[1]))
+
+    def table(self, length: int) -> torch.Tensor:
+        """``p_1 .. p_length``. Training sentences fit the table (``max_len``); a longer test sentence gets the
+        sinusoid's further rows, or, with learned positions, the last learned row repeated."""
+        table, extra = self.positions, length - len(self.positions)
+        if extra <= 0:
+            return table[:length]
+        if isinstance(table, nn.Parameter):
+            return torch.cat([table, table[-1:].expand(extra, -1)])
+        return sinusoidal_positions(length, table.shape[1]).to(table)
 
 
 def _mask(ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:

@@ -69,10 +69,11 @@ def sentence_encoder(model: MeanMaxAAE, vocab, name: str, *, normalize_halves: b
 
 
 def fit_autoencoder(variant: str, preset, tokenized, vocab, vectors, *, checkpoint=None, evaluate=None, seed: int = 0,
-                    device=None, progress: bool = True):
+                    normalize_halves: bool = False, device=None, progress: bool = True):
     """Train one variant on unordered sentences of a :class:`~reproducer.data.batches.TokenizedCorpus` (ids of
-    ``vocab``: the output words first, row ``i`` of ``vectors`` the fixed vector of word ``i``). ``evaluate(encoder)``
-    is called at the preset's evaluation points. Returns the test-time encoder, the model and the training log."""
+    ``vocab``: the output words first, row ``i`` of ``vectors`` the fixed vector of word ``i``); resume from
+    ``checkpoint`` when present. ``evaluate(model, encoder) -> dict`` is called at the preset's evaluation points.
+    Returns the test-time encoder (``normalize_halves`` as :class:`SentenceVector`), the model and the training log."""
     from reproducer.data.batches import SentenceSampler
     from reproducer.runtime import default_device, seed_everything
     from reproducer.train import TrainConfig, train
@@ -85,12 +86,53 @@ def fit_autoencoder(variant: str, preset, tokenized, vocab, vectors, *, checkpoi
     model = build_autoencoder(variant, preset, np.asarray(vectors, dtype=np.float32))
     device = default_device(device)
     model.to(device)
-    encoder = sentence_encoder(model, vocab, variant, device=device)
+    encoder = sentence_encoder(model, vocab, variant, normalize_halves=normalize_halves, device=device)
     sampler = SentenceSampler(tokenized, preset.batch_size, eos=vocab.eos_id, min_tokens=preset.min_tokens,
                               max_tokens=preset.max_tokens, seed=seed)
     log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
-                progress=progress, desc=variant, evaluate=(lambda: evaluate(encoder)) if evaluate else None)
+                progress=progress, desc=variant, evaluate=(lambda: evaluate(model, encoder)) if evaluate else None)
     return encoder, model, log
+
+
+POOLED_NAMES = {"max": "z_max", "avg": "z_mean"}
+
+
+@torch.no_grad()
+def held_out_statistics(model: MeanMaxAAE, batches) -> dict:
+    """Over held-out batches (``ids``, ``lengths``, ``</s>`` included), teacher-forced: the **reconstruction
+    accuracy** (share of target tokens whose most probable word is the right one; words outside the output
+    vocabulary are the target ``<unk>``) and the decoder's **mean attention weight on each pooled vector** (Zhang et al.
+    Figure 2; weights averaged over heads, then over every decoding step)."""
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    correct = tokens = 0
+    weight = torch.zeros(len(model.config.pooling), device=device)
+    for batch in batches:
+        logits, targets, weights = model.reconstruct(batch.ids.to(device), batch.lengths.to(device))
+        valid = targets != 0
+        correct += int((logits.argmax(-1) == targets)[valid].sum())
+        tokens += int(valid.sum())
+        weight += weights.mean(1)[valid].sum(0)
+    model.train(was_training)
+    if not tokens:
+        raise ReproducerError("No held-out tokens to score.")
+    names = [POOLED_NAMES[p] for p in model.config.pooling]
+    return {"accuracy": correct / tokens, "tokens": tokens,
+            "attention": {n: float(w) / tokens for n, w in zip(names, weight)}}
+
+
+@torch.no_grad()
+def decoder_attention(model: MeanMaxAAE, ids: torch.Tensor) -> tuple[np.ndarray, list[str]]:
+    """Figure 2 for one sentence (``ids`` of its words, ``</s>`` included): ``(heads, steps, k)`` weights of each
+    decoding step on the pooled vectors, and their names (``z_max``, ``z_mean``)."""
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    ids = torch.as_tensor(ids, device=device)[None]
+    _, _, weights = model.reconstruct(ids, torch.tensor([ids.shape[1]], device=device))
+    model.train(was_training)
+    return weights[0].cpu().numpy(), [POOLED_NAMES[p] for p in model.config.pooling]
 
 
 def save_autoencoder(model: MeanMaxAAE, vocab, path, name: str) -> None:
