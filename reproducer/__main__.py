@@ -9,6 +9,7 @@
     python -m reproducer evaluate --encoder glove-bow --tasks MR,CR|all --config prototype|paper --json out.json
     python -m reproducer evaluate --encoder results/.../uni-skip.pt [--expand word2vec] --tasks ...
     python -m reproducer evaluate --encoder results/.../MV.encoder.pt [--pooling supervised] [--view f] --tasks ...
+    python -m reproducer evaluate --encoder results/.../mean-max_AAE.encoder.pt --normalize-halves --tasks ...
     python -m reproducer bench train --objectives quick_thought,skip_thought --hidden 600 --seconds 60 --json out.json
     python -m reproducer book check NOTEBOOKS        committed outputs present, conventions followed
     python -m reproducer book smoke NOTEBOOKS [--out DIR]   execute at the smoke preset into DIR (temp)
@@ -121,7 +122,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if args.encoder.endswith(".pt") or "/" in args.encoder:  # a trained encoder saved with TokenEncoder.save
         from reproducer.encoders.trained import load_encoder
 
-        encoder = load_encoder(args.encoder, device=args.device, pooling=args.pooling, view=args.view)
+        encoder = load_encoder(args.encoder, device=args.device, pooling=args.pooling, view=args.view,
+                               normalize_halves=args.normalize_halves)
         if args.expand and not hasattr(encoder, "expanded"):
             raise ReproducerError(f"{encoder.name} reads fixed pre-trained word vectors: it needs no --expand.")
         if args.expand:
@@ -202,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="consensus-maximisation encoders: Tang & de Sa's pooling rule (Table 2)")
     p.add_argument("--view", default="ensemble",
                    help="consensus-maximisation encoders: f, g (or f1, g2, ...) or ensemble (default)")
+    p.add_argument("--normalize-halves", action="store_true",
+                   help="mean-max autoencoders: L2-normalise z_max and z_mean separately (the authors' evaluation)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--tasks", default="all", help="comma-separated task names, or 'all' (default)")
     p.add_argument("--config", default="prototype", choices=["prototype", "paper"],

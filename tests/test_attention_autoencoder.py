@@ -228,3 +228,13 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     path = tmp_path / "aae.encoder.pt"
     save_autoencoder(model, vocab, path, variant)
     np.testing.assert_allclose(load_encoder(path).encode(sentences), x, atol=1e-5)
+    np.testing.assert_allclose(load_encoder(path, normalize_halves=True).encode(sentences), halves, atol=1e-5)
+    if variant == "mean-max AAE":  # the command line reads the bundle too
+        import json
+
+        from reproducer.__main__ import main as cli
+
+        out = tmp_path / "out.json"
+        assert cli(["evaluate", "--encoder", str(path), "--normalize-halves", "--tasks", "SICK-cos", "--device", "cpu",
+                    "--quiet", "--json", str(out)]) == 0
+        assert set(json.loads(out.read_text())["results"]) == {"SICK-cos"}

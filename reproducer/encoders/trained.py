@@ -111,10 +111,13 @@ class TokenEncoder:
             torch.save(bundle, tmp)
 
 
-def load_encoder(path: str | Path, device=None, *, pooling: str = "unsupervised", view: str = "ensemble"):
+def load_encoder(path: str | Path, device=None, *, pooling: str = "unsupervised", view: str = "ensemble",
+                 normalize_halves: bool = False):
     """A :class:`TokenEncoder` from a bundle written by :meth:`TokenEncoder.save`, or the encoder of a
     consensus-maximisation bundle (:func:`~reproducer.objectives.consensus.save_consensus`): one of its views or
-    their ensemble (``view``) under the ``pooling`` rule, ``"unsupervised"`` or ``"supervised"``."""
+    their ensemble (``view``) under the ``pooling`` rule, ``"unsupervised"`` or ``"supervised"``; or of a mean-max
+    autoencoder bundle (:func:`~reproducer.objectives.autoencoder.save_autoencoder`), each pooled half L2-normalised
+    with ``normalize_halves``."""
     from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
     from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
     from reproducer.runtime import default_device
@@ -135,7 +138,7 @@ def load_encoder(path: str | Path, device=None, *, pooling: str = "unsupervised"
     if bundle["kind"] == "Autoencoder":
         from reproducer.objectives.autoencoder import autoencoder_from_bundle
 
-        return autoencoder_from_bundle(bundle, device=device)
+        return autoencoder_from_bundle(bundle, normalize_halves, device=device)
     if bundle["kind"] not in kinds:
         raise ReproducerError(f"{path}: unknown encoder kind {bundle['kind']!r}; known: {', '.join(kinds)}.")
     config_cls, module_cls = kinds[bundle["kind"]]
