@@ -1,5 +1,5 @@
-"""Seeds, devices and the CPU allocator: one ``seed_everything``, one ``default_device`` and
-``keep_freed_memory`` for the whole library.
+"""Seeds, devices and the CPU allocator: one ``seed_everything``, one ``default_device``, one ``inference``
+context and ``keep_freed_memory`` for the whole library.
 
 All training and encoding code takes its device from :func:`default_device` (CUDA when available,
 else CPU) or from an explicit argument, never a hard-coded one, so the ``paper`` presets run
@@ -11,6 +11,7 @@ import ctypes
 import os
 import random
 import sys
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -32,6 +33,21 @@ def default_device(prefer: str | None = None):
     if prefer:
         return torch.device(prefer)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+@contextmanager
+def inference(module):
+    """Run ``module`` in evaluation mode (no dropout) without gradients, then restore its training mode (also
+    when the block raises)."""
+    import torch
+
+    was_training = module.training
+    module.eval()
+    try:
+        with torch.no_grad():
+            yield module
+    finally:
+        module.train(was_training)
 
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)

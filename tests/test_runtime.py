@@ -40,3 +40,27 @@ def test_keep_freed_memory_tunes_glibc_once_and_can_be_switched_off(monkeypatch)
     assert runtime.keep_freed_memory() is expected
     monkeypatch.setattr(runtime.ctypes, "CDLL", lambda *_: (_ for _ in ()).throw(AssertionError("called twice")))
     assert runtime.keep_freed_memory() is expected  # cached: libc is not loaded again
+
+
+def test_inference_turns_off_dropout_and_gradients_and_restores_the_mode():
+    from reproducer.runtime import inference
+
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.5)).train()
+    x = torch.ones(3, 4)
+    with inference(model):
+        assert not model.training and not torch.is_grad_enabled()
+        torch.testing.assert_close(model(x), model(x))  # no dropout
+    assert model.training and torch.is_grad_enabled()
+    try:
+        with inference(model.eval()):
+            raise RuntimeError
+    except RuntimeError:
+        pass
+    assert not model.training  # an evaluation-mode module stays in evaluation mode
+    model.train()
+    try:
+        with inference(model):
+            raise RuntimeError
+    except RuntimeError:
+        pass
+    assert model.training  # restored although the block raised

@@ -24,6 +24,7 @@ from reproducer.data.vectors import WordVectors
 from reproducer.data.vocab import SPECIALS, Vocabulary
 from reproducer.errors import ReproducerError
 from reproducer.io import atomic_path
+from reproducer.runtime import inference
 
 
 @dataclass(frozen=True)
@@ -82,15 +83,12 @@ class TokenEncoder:
         rows = [self.ids(s) for s in sentences]
         order = np.argsort([len(r) for r in rows], kind="stable")
         out = np.zeros((len(rows), self.dim), dtype=np.float32)
-        was_training = self.module.training
-        self.module.eval()
-        with torch.no_grad():
+        with inference(self.module):
             for start in tqdm(range(0, len(rows), batch_size), desc=f"encode {self.name}", unit="batch",
                               disable=not show_progress_bar):
                 idx = order[start:start + batch_size]
                 ids, lengths = pad([np.asarray(rows[i]) for i in idx])
                 out[idx] = self.module(ids.to(self.device), lengths.to(self.device)).float().cpu().numpy()
-        self.module.train(was_training)
         return out
 
     def expanded(self, vectors: WordVectors, name: str | None = None) -> tuple["TokenEncoder", Expansion]:

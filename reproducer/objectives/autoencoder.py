@@ -97,24 +97,23 @@ def fit_autoencoder(variant: str, preset, tokenized, vocab, vectors, *, checkpoi
 POOLED_NAMES = {"max": "z_max", "avg": "z_mean"}
 
 
-@torch.no_grad()
 def held_out_statistics(model: MeanMaxAAE, batches) -> dict:
     """Over held-out batches (``ids``, ``lengths``, ``</s>`` included), teacher-forced: the **reconstruction
     accuracy** (share of target tokens whose most probable word is the right one; words outside the output
     vocabulary are the target ``<unk>``) and the decoder's **mean attention weight on each pooled vector** (Zhang et al.
     Figure 2; weights averaged over heads, then over every decoding step)."""
-    was_training = model.training
-    model.eval()
+    from reproducer.runtime import inference
+
     device = next(model.parameters()).device
     correct = tokens = 0
     weight = torch.zeros(len(model.config.pooling), device=device)
-    for batch in batches:
-        logits, targets, weights = model.reconstruct(batch.ids.to(device), batch.lengths.to(device))
-        valid = targets != 0
-        correct += int((logits.argmax(-1) == targets)[valid].sum())
-        tokens += int(valid.sum())
-        weight += weights.mean(1)[valid].sum(0)
-    model.train(was_training)
+    with inference(model):
+        for batch in batches:
+            logits, targets, weights = model.reconstruct(batch.ids.to(device), batch.lengths.to(device))
+            valid = targets != 0
+            correct += int((logits.argmax(-1) == targets)[valid].sum())
+            tokens += int(valid.sum())
+            weight += weights.mean(1)[valid].sum(0)
     if not tokens:
         raise ReproducerError("No held-out tokens to score.")
     names = [POOLED_NAMES[p] for p in model.config.pooling]
@@ -122,16 +121,15 @@ def held_out_statistics(model: MeanMaxAAE, batches) -> dict:
             "attention": {n: float(w) / tokens for n, w in zip(names, weight)}}
 
 
-@torch.no_grad()
 def decoder_attention(model: MeanMaxAAE, ids: torch.Tensor) -> tuple[np.ndarray, list[str]]:
     """Figure 2 for one sentence (``ids`` of its words, ``</s>`` included): ``(heads, steps, k)`` weights of each
     decoding step on the pooled vectors, and their names (``z_max``, ``z_mean``)."""
-    was_training = model.training
-    model.eval()
+    from reproducer.runtime import inference
+
     device = next(model.parameters()).device
     ids = torch.as_tensor(ids, device=device)[None]
-    _, _, weights = model.reconstruct(ids, torch.tensor([ids.shape[1]], device=device))
-    model.train(was_training)
+    with inference(model):
+        _, _, weights = model.reconstruct(ids, torch.tensor([ids.shape[1]], device=device))
     return weights[0].cpu().numpy(), [POOLED_NAMES[p] for p in model.config.pooling]
 
 

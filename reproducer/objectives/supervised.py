@@ -178,12 +178,12 @@ def score(model: SupervisedModel, sampler: LabelledSampler, labels, batch_size: 
     """Pearson r × 100 (relatedness) or accuracy in % of ``model`` on all records of ``sampler``."""
     from scipy.stats import pearsonr
 
+    from reproducer.runtime import inference
+
     device = next(model.parameters()).device
-    was_training = model.training
-    model.eval()
     chunks = [np.arange(i, min(i + batch_size, len(labels))) for i in range(0, len(labels), batch_size)]
-    predicted = torch.cat([model.predict(sampler.batch(indices=idx).to(device)).cpu() for idx in chunks]).numpy()
-    model.train(was_training)
+    with inference(model):
+        predicted = torch.cat([model.predict(sampler.batch(indices=idx).to(device)).cpu() for idx in chunks]).numpy()
     if model.task == "relatedness":
         return 100 * float(pearsonr(predicted, np.asarray(labels, dtype=float))[0])
     return 100 * float((predicted == targets(model.task, labels).numpy()).mean())
