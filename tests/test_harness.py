@@ -97,8 +97,11 @@ def test_unknown_tasks_and_configs():
         evaluate(KeywordEncoder(), "MR,MRX", FAST, progress=False)
     with pytest.raises(ReproducerError, match="Unknown evaluation config"):
         evaluate(KeywordEncoder(), "MR", "fast", progress=False)
-    assert set(CONFIGS) == {"prototype", "paper"}
-    assert CONFIGS["paper"].classifier.kfold == 10 and CONFIGS["paper"].classifier.inner_kfold == 10
+    assert set(CONFIGS) == {"prototype", "sklearn", "paper"}
+    paper = CONFIGS["paper"].classifier  # SentEval's PyTorch back end, the literature's configuration
+    assert (paper.kfold, paper.l2, paper.batch_size, paper.tenacity, paper.epoch_size) == (
+        10, (1e-5, 1e-4, 1e-3, 1e-2), 64, 5, 4)
+    assert CONFIGS["sklearn"].classifier.kfold == 10 and CONFIGS["sklearn"].classifier.inner_kfold == 10
 
 
 def test_real_task_end_to_end_with_glove():

@@ -1,6 +1,8 @@
-"""Evaluation protocols on frozen sentence vectors, as SentEval (Conneau & Kiela 2018) and
-Kiros et al. (2015) define them. Each protocol is a function of embeddings and labels only, so it
-is testable on hand-made features; :mod:`reproducer.evaluate.harness` feeds it encoder outputs.
+"""Evaluation protocols on frozen sentence vectors with SentEval's *scikit-learn* back end (Conneau & Kiela 2018)
+and Kiros et al. (2015)'s SICK-R probe: the ``sklearn`` and ``prototype`` configurations. The literature's
+protocol, SentEval's PyTorch back end, is :mod:`reproducer.evaluate.senteval` (the ``paper`` configuration).
+Each protocol is a function of embeddings and labels only, so it is testable on hand-made features;
+:mod:`reproducer.evaluate.harness` feeds it encoder outputs.
 
 - :func:`cv_accuracy`: MR/CR/SUBJ/MPQA. Outer stratified k-fold; in each training fold the L2
   penalty is chosen by an inner stratified k-fold (SentEval's ``InnerKFoldClassifier``).
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
@@ -39,6 +42,16 @@ class ClassifierConfig:
     max_iter: int = 1000
     seed: int = 1111
     n_jobs: int = 2
+    senteval_order: ClassVar[bool] = False  # tasks keep their records in file order
+
+    def cv(self, x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+        return cv_accuracy(x, y, self)
+
+    def train_test(self, x_train, y_train, x_test, y_test) -> dict[str, float]:
+        return train_test_accuracy(x_train, y_train, x_test, y_test, self)
+
+    def dev(self, x_train, y_train, x_dev, y_dev, x_test, y_test) -> dict[str, float]:
+        return dev_accuracy(x_train, y_train, x_dev, y_dev, x_test, y_test, self)
 
 
 def pair_features(u: np.ndarray, v: np.ndarray, *, with_uv: bool = False) -> np.ndarray:
@@ -114,6 +127,9 @@ class RelatednessConfig:
     batch_size: int = 64
     lr: float = 1e-3
     seed: int = 1111
+
+    def fit(self, x_train, y_train, x_dev, y_dev, x_test, y_test, n_classes: int = 5) -> dict[str, float]:
+        return relatedness(x_train, y_train, x_dev, y_dev, x_test, y_test, self, n_classes=n_classes)
 
 
 def score_distribution(scores: np.ndarray, n_classes: int = 5) -> np.ndarray:

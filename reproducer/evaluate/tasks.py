@@ -16,25 +16,32 @@ import numpy as np
 from reproducer.data import loaders as L
 from reproducer.errors import ReproducerError
 from reproducer.evaluate import protocols as P
+from reproducer.evaluate import senteval as S
 
 Embed = Callable[[list[str]], np.ndarray]
 
 
 @dataclass(frozen=True)
 class EvalConfig:
-    """A named evaluation configuration: the linear probe, the SICK-R probe, the encoding batch."""
+    """A named evaluation configuration: the linear probe (SentEval's PyTorch back end,
+    :class:`~reproducer.evaluate.senteval.SentEvalConfig`, or its scikit-learn one,
+    :class:`~reproducer.evaluate.protocols.ClassifierConfig`), the SICK-R probe, the encoding batch."""
 
     name: str
-    classifier: P.ClassifierConfig
-    relatedness: P.RelatednessConfig
+    classifier: P.ClassifierConfig | S.SentEvalConfig
+    relatedness: P.RelatednessConfig | S.SentEvalRelatednessConfig
     batch_size: int = 128
     pair_uv: bool = False  # MRPC/SICK features [u, v, |u-v|, u*v] instead of Kiros et al.'s [|u-v|, u*v]
 
 
 CONFIGS: dict[str, EvalConfig] = {
-    # SentEval's protocol: 10 outer x 10 inner folds over C in 2^-2..2^3; SICK-R in 50-epoch rounds.
-    "paper": EvalConfig("paper", P.ClassifierConfig(), P.RelatednessConfig()),
-    # Quick checks (tests, smoke runs): fewer folds, a coarser grid, shorter SICK-R rounds.
+    # What the papers used: SentEval's PyTorch logistic regression (10 folds, L2 in 10^-5..10^-2, Adam, early
+    # stopping), its SICK-R probe, its record order -- the literature's SentEval numbers, trained batched.
+    "paper": EvalConfig("paper", S.SentEvalConfig(), S.SentEvalRelatednessConfig()),
+    # SentEval's scikit-learn back end: lbfgs to the optimum, C in 2^-2..2^3, 10 outer x 10 inner folds.
+    "sklearn": EvalConfig("sklearn", P.ClassifierConfig(), P.RelatednessConfig()),
+    # Quick looks (tests, smoke runs, the default-preset chapters): the scikit-learn back end with fewer folds,
+    # a coarser grid and shorter SICK-R rounds.
     "prototype": EvalConfig(
         "prototype",
         P.ClassifierConfig(kfold=5, inner_kfold=3, cs=(0.25, 1.0, 4.0), max_iter=300),
@@ -42,29 +49,59 @@ CONFIGS: dict[str, EvalConfig] = {
     ),
 }
 
+# Class ids in SentEval's order (its initial weights are per class, so the order is part of the protocol).
+TREC_CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")
+SICK_E_CLASSES = ("CONTRADICTION", "NEUTRAL", "ENTAILMENT")
+
 
 def _texts(records, *fields) -> list[list[str]]:
     return [[getattr(r, f) for r in records] for f in fields]
 
 
-def _labels(records, field: str = "label") -> np.ndarray:
-    return np.array([getattr(r, field) for r in records])
+def _labels(records, field: str = "label", classes: tuple[str, ...] | None = None) -> np.ndarray:
+    values = [getattr(r, field) for r in records]
+    if classes is None:
+        return np.array(values)
+    ids = {c: i for i, c in enumerate(classes)}
+    unknown = set(values) - set(ids)
+    if unknown:
+        raise ReproducerError(f"Unexpected labels {sorted(unknown)}; expected {', '.join(classes)}.")
+    return np.array([ids[v] for v in values])
+
+
+def _length(text: str) -> int:
+    return len(text.split())
+
+
+def _ordered(records, config: EvalConfig, *texts: str, label: str = "label", classes: tuple[str, ...] = ()):
+    """Records in SentEval's order when the protocol is SentEval's: sorted by the token count of each field in
+    ``texts``, then by ``label`` (a score, or its class id in ``classes``); otherwise as loaded."""
+    if not config.classifier.senteval_order:
+        return list(records)
+    ids = {c: i for i, c in enumerate(classes)}
+
+    def key(r):
+        value = getattr(r, label)
+        return (*(_length(getattr(r, f)) for f in texts), ids.get(value, -1) if classes else value)
+    return S.senteval_order(records, key=key)
 
 
 def _single_cv(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    rows = data["all"]
-    return P.cv_accuracy(embed([r.text for r in rows]), _labels(rows), config.classifier)
+    rows = _ordered(data["all"], config, "text")
+    return config.classifier.cv(embed([r.text for r in rows]), _labels(rows))
 
 
 def _trec(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    return P.train_test_accuracy(embed([r.text for r in data["train"]]), _labels(data["train"]),
-                                 embed([r.text for r in data["test"]]), _labels(data["test"]), config.classifier)
+    train, test = (_ordered(data[s], config, "text", classes=TREC_CLASSES) for s in ("train", "test"))
+    return config.classifier.train_test(embed([r.text for r in train]), _labels(train, classes=TREC_CLASSES),
+                                        embed([r.text for r in test]), _labels(test, classes=TREC_CLASSES))
 
 
 def _sst2(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    x = {s: embed([r.text for r in data[s]]) for s in ("train", "dev", "test")}
-    y = {s: _labels(data[s]) for s in ("train", "dev", "test")}
-    return P.dev_accuracy(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.classifier)
+    rows = {s: _ordered(data[s], config, "text") for s in ("train", "dev", "test")}
+    x = {s: embed([r.text for r in rows[s]]) for s in rows}
+    y = {s: _labels(rows[s]) for s in rows}
+    return config.classifier.dev(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"])
 
 
 def _pairs(embed: Embed, records, config: EvalConfig) -> np.ndarray:
@@ -73,24 +110,27 @@ def _pairs(embed: Embed, records, config: EvalConfig) -> np.ndarray:
 
 
 def _mrpc(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    return P.train_test_accuracy(_pairs(embed, data["train"], config), _labels(data["train"]),
-                                 _pairs(embed, data["test"], config), _labels(data["test"]), config.classifier)
+    train, test = (_ordered(data[s], config, "a", "b") for s in ("train", "test"))
+    return config.classifier.train_test(_pairs(embed, train, config), _labels(train),
+                                        _pairs(embed, test, config), _labels(test))
 
 
 def _sick_e(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-    x = {s: _pairs(embed, data[s], config) for s in data}
-    y = {s: _labels(data[s], "entailment") for s in data}
-    return P.dev_accuracy(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.classifier)
+    rows = {s: _ordered(data[s], config, "a", "b", label="entailment", classes=SICK_E_CLASSES) for s in data}
+    x = {s: _pairs(embed, rows[s], config) for s in rows}
+    y = {s: _labels(rows[s], "entailment", SICK_E_CLASSES) for s in rows}
+    return config.classifier.dev(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"])
 
 
 def _relatedness(field: str, shift: float = 0.0, n_classes: int = 5) -> Callable:
     """Tai et al.'s relatedness probe on train/dev/test pairs scored in ``field``: SICK-R (1-5), or STS-B supervised
-    (SentEval's STSBenchmark: 0-5 scores shifted by 1 to 1-6, six levels)."""
+    (0-5 scores shifted by 1 to 1-6, six levels)."""
     def run(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
-        x = {s: _pairs(embed, data[s], config) for s in data}
-        y = {s: _labels(data[s], field).astype(float) + shift for s in data}
-        return P.relatedness(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"], config.relatedness,
-                             n_classes=n_classes)
+        rows = {s: _ordered(data[s], config, "a", "b", label=field) for s in data}
+        x = {s: _pairs(embed, rows[s], config) for s in rows}
+        y = {s: _labels(rows[s], field).astype(float) + shift for s in rows}
+        return config.relatedness.fit(x["train"], y["train"], x["dev"], y["dev"], x["test"], y["test"],
+                                      n_classes=n_classes)
     return run
 
 

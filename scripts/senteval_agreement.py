@@ -1,0 +1,225 @@
+"""Side by side: the official SentEval and our ``paper`` protocol on the same encoder, same machine.
+
+Maintainer tool behind the agreement table of ``book/evaluation.md``. It runs facebookresearch/SentEval
+(fetched read-only, never vendored: a patched *copy* is made in a temporary folder) with the configuration
+the literature uses (SentEval's README "default config": ``usepytorch=True, kfold=10``, classifier
+``nhid=0, optim=adam, batch_size=64, tenacity=5, epoch_size=4``), its batcher calling our encoder on the
+space-joined tokens, then ``reproducer.evaluate.evaluate(encoder, tasks, "paper")`` on the same encoder, and
+writes a table: task, metric, SentEval, ours, difference, SentEval seconds, our seconds (encoding included
+in both).
+
+    python scripts/senteval_agreement.py --senteval /path/to/SentEval [--encoder glove-bow] [--tasks ...]
+
+``--senteval`` is a SentEval checkout or its git directory (e.g. the one ``fetch`` leaves under
+``/work/.mirror``). SentEval's result for each task is stored as soon as that task ends
+(``results/senteval_agreement/<encoder>.senteval.json``), so an interrupted run resumes; ``--rerun-senteval``
+measures it again. The SentEval data folder is the project's cached ``senteval`` dataset (the same files).
+
+The compatibility patches (listed in :data:`PATCHES`, each asserted to apply) only make SentEval run on a CPU
+with today's Python, NumPy and PyTorch; none touches its protocol.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from reproducer.io import write_json, write_text  # noqa: E402
+
+# SentEval's README, "To produce results that are comparable to the literature, use the default config".
+SENTEVAL_PARAMS = {"usepytorch": True, "kfold": 10, "seed": 1111, "batch_size": 128,
+                   "classifier": {"nhid": 0, "optim": "adam", "batch_size": 64, "tenacity": 5, "epoch_size": 4}}
+
+# our task name -> SentEval's
+TASKS = {"MR": "MR", "CR": "CR", "SUBJ": "SUBJ", "MPQA": "MPQA", "TREC": "TREC", "MRPC": "MRPC",
+         "SICK-E": "SICKEntailment", "SICK-R": "SICKRelatedness",
+         "STS12": "STS12", "STS13": "STS13", "STS14": "STS14", "STS15": "STS15", "STS16": "STS16"}
+
+_DEVICE = "\nDEVICE = torch.device('cuda' if torch.cuda.is_available() else 'cpu')  # patched: CPU\n"
+
+# (file, old text, new text, why). Each must match at least once, so a changed SentEval fails loudly.
+PATCHES = [
+    ("senteval/tools/classifier.py", "import torch.nn.functional as F\n", "import torch.nn.functional as F\n" + _DEVICE,
+     "a device that exists on a CPU-only machine"),
+    ("senteval/tools/classifier.py", ".cuda()", ".to(DEVICE)", "hard-coded CUDA -> DEVICE"),
+    ("senteval/tools/classifier.py", "torch.device('cuda')", "DEVICE", "hard-coded CUDA -> DEVICE"),
+    ("senteval/tools/classifier.py", "isinstance(devX, torch.cuda.FloatTensor)", "isinstance(devX, torch.Tensor)",
+     "the 'already on the device' test, for any device"),
+    ("senteval/tools/classifier.py", "torch.FloatTensor(devX)", "torch.as_tensor(devX, dtype=torch.float32)",
+     "legacy constructor -> as_tensor (same dtype)"),
+    ("senteval/tools/classifier.py", "torch.LongTensor(devy)", "torch.as_tensor(devy, dtype=torch.int64)",
+     "legacy constructor -> as_tensor (same dtype)"),
+    ("senteval/tools/relatedness.py", "import torch.optim as optim\n", "import torch.optim as optim\n" + _DEVICE,
+     "a device that exists on a CPU-only machine"),
+    ("senteval/tools/relatedness.py", "assert torch.cuda.is_available(), 'torch.cuda required for Relatedness'",
+     "pass", "SICK-R ran only on CUDA"),
+    ("senteval/tools/relatedness.py", ".cuda()", ".to(DEVICE)", "hard-coded CUDA -> DEVICE"),
+    ("senteval/utils.py", "inspect.getargspec(", "inspect.getfullargspec(", "removed in Python 3.11"),
+    ("senteval/sts.py", "np.array([s.split() for s in sent1])", "np.array([s.split() for s in sent1], dtype=object)",
+     "ragged arrays need dtype=object since NumPy 1.24"),
+    ("senteval/sts.py", "np.array([s.split() for s in sent2])", "np.array([s.split() for s in sent2], dtype=object)",
+     "ragged arrays need dtype=object since NumPy 1.24"),
+]
+
+
+def senteval_copy(source: Path, dest: Path) -> tuple[Path, str]:
+    """A patched copy of SentEval's package under ``dest``; returns (folder to put on sys.path, commit)."""
+    if (source / "senteval" / "engine.py").is_file():  # a work tree
+        commit = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True,
+                                text=True).stdout.strip() or "unknown"
+        files = {p.relative_to(source).as_posix(): p.read_bytes() for p in (source / "senteval").rglob("*.py")}
+    else:  # a git directory without a work tree
+        git = ["git", f"--git-dir={source}"]
+        commit = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        tar = subprocess.run(git + ["archive", "HEAD", "senteval"], capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(tar)) as t:
+            files = {m.name: t.extractfile(m).read() for m in t.getmembers() if m.isfile()}
+    texts = {name: data.decode("utf-8") for name, data in files.items()}
+    for name, old, new, why in PATCHES:
+        if old not in texts[name]:
+            raise SystemExit(f"patch not applicable to {name}: {old!r} ({why}); has SentEval changed?")
+        texts[name] = texts[name].replace(old, new)
+    for name, text in texts.items():
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return dest, commit
+
+
+def _plain(x):
+    """SentEval's results as JSON: tuples (r, p) -> r, arrays dropped."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items() if not isinstance(v, np.ndarray)}
+    if isinstance(x, tuple):
+        return float(x[0])
+    if isinstance(x, (np.floating, np.integer)):
+        return x.item()
+    return x
+
+
+def run_senteval(encoder, tasks: list[str], senteval: Path, data: Path, store: Path, rerun: bool) -> dict:
+    """Run SentEval task by task (stored after each); returns {task: {"result": ..., "seconds": ...}}."""
+    done = json.loads(store.read_text()) if store.is_file() and not rerun else {"tasks": {}}
+    todo = [t for t in tasks if t not in done["tasks"]]
+    if not todo:
+        return done
+    with tempfile.TemporaryDirectory(prefix="senteval-") as tmp:
+        path, commit = senteval_copy(senteval, Path(tmp))
+        sys.path.insert(0, str(path))
+        import senteval as se_module  # noqa: PLC0415 (the patched copy)
+        import torch
+
+        def batcher(params, batch):
+            return encoder.encode([" ".join(tokens) for tokens in batch])
+
+        params = {"task_path": str(data), **SENTEVAL_PARAMS}
+        done.update({"commit": commit, "params": params, "encoder": encoder.name, "torch": torch.__version__,
+                     "threads": torch.get_num_threads(), "patches": [f"{f}: {why}" for f, _, _, why in PATCHES]})
+        for task in todo:
+            engine = se_module.engine.SE(dict(params), batcher)
+            t0 = time.perf_counter()
+            result = engine.eval(TASKS[task])
+            seconds = time.perf_counter() - t0
+            done["tasks"][task] = {"result": _plain(result), "seconds": seconds}
+            write_json(store, done)
+            print(f"SentEval {task}: {seconds:.1f} s", flush=True)
+    return done
+
+
+# which numbers are compared: (our metric, SentEval's result path, kind)
+COMPARED = {
+    "classification": [("acc", ("acc",), "accuracy")],
+    "MRPC": [("acc", ("acc",), "accuracy"), ("f1", ("f1",), "accuracy")],
+    "SICK-R": [("pearson", ("pearson",), "correlation"), ("spearman", ("spearman",), "correlation")],
+    "STS": [("wmean.pearson", ("all", "pearson", "wmean"), "correlation"),
+            ("wmean.spearman", ("all", "spearman", "wmean"), "correlation")],
+}
+BOUND = {"accuracy": 0.5, "correlation": 0.005}  # the issue's targets: points of accuracy, correlation units
+
+
+def compared(task: str):
+    if task.startswith("STS"):
+        return COMPARED["STS"]
+    return COMPARED.get(task, COMPARED["classification"])
+
+
+def table(ours: dict, senteval: dict, ours_seconds: dict) -> list[dict]:
+    rows = []
+    for task, record in senteval["tasks"].items():
+        if task not in ours:
+            continue
+        for metric, path, kind in compared(task):
+            theirs = record["result"]
+            for key in path:
+                theirs = theirs[key]
+            mine = ours[task][metric]
+            rows.append({"task": task, "metric": metric, "SentEval": theirs, "ours": mine,
+                         "difference": mine - theirs, "within bound": abs(mine - theirs) <= BOUND[kind],
+                         "SentEval seconds": record["seconds"], "our seconds": ours_seconds[task]})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--senteval", type=Path, required=True, help="SentEval checkout or git directory")
+    ap.add_argument("--encoder", default="glove-bow", help="a baseline encoder name (see evaluate --encoder)")
+    ap.add_argument("--tasks", default=",".join(TASKS), help="comma-separated, from the 13 classic tasks")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "senteval_agreement")
+    ap.add_argument("--side", choices=("both", "senteval", "ours"), default="both")
+    ap.add_argument("--rerun-senteval", action="store_true", help="measure SentEval again even if stored")
+    args = ap.parse_args(argv)
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown:
+        raise SystemExit(f"unknown task(s) {unknown}; choose from {', '.join(TASKS)}")
+    logging.basicConfig(level=logging.WARNING)
+
+    from reproducer.data import require
+    from reproducer.encoders.baselines import load_baseline
+    from reproducer.evaluate import evaluate
+
+    encoder = load_baseline(args.encoder)
+    store = args.out / f"{args.encoder}.senteval.json"
+    t0 = time.perf_counter()
+    senteval = {"tasks": {}}
+    if args.side in ("both", "senteval"):
+        senteval = run_senteval(encoder, tasks, args.senteval, require("senteval"), store, args.rerun_senteval)
+    elif store.is_file():
+        senteval = json.loads(store.read_text())
+    if args.side == "senteval":
+        return
+    t1 = time.perf_counter()
+    results = evaluate(encoder, tasks, "paper", progress=False)
+    ours_total = time.perf_counter() - t1
+    rows = table(results.scores, senteval, results.seconds)
+    senteval_total = sum(senteval["tasks"][t]["seconds"] for t in tasks if t in senteval["tasks"])
+    ours_sum = sum(results.seconds[t] for t in tasks)
+    summary = {"encoder": args.encoder, "tasks": tasks, "senteval_seconds": senteval_total,
+               "ours_seconds": ours_sum, "ours_wall_seconds": ours_total, "speedup": senteval_total / ours_sum,
+               "all_within_bounds": all(r["within bound"] for r in rows), "bounds": BOUND,
+               "senteval_run": {k: v for k, v in senteval.items() if k != "tasks"},
+               "script_seconds": time.perf_counter() - t0, "rows": rows}
+    write_json(args.out / f"{args.encoder}.json", summary)
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    write_text(args.out / f"{args.encoder}.csv", frame.to_csv(index=False, float_format="%.4f"))
+    print(frame.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"\nSentEval {senteval_total:.0f} s, ours {ours_sum:.1f} s: {summary['speedup']:.1f}x faster; "
+          f"all within bounds: {summary['all_within_bounds']}")
+
+
+if __name__ == "__main__":
+    main()
