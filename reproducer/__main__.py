@@ -6,7 +6,7 @@
     python -m reproducer corpus stats [--max-books N] [--cased]
     python -m reproducer vectors word2vec [--dim 300 --epochs 5 --max-books N]
     python -m reproducer vectors sanity {glove,word2vec}
-    python -m reproducer evaluate --encoder glove-bow --tasks MR,CR|all --config prototype|paper --json out.json
+    python -m reproducer evaluate --encoder glove-bow --tasks MR,CR|all --config paper|sklearn|prototype --json out.json
     python -m reproducer evaluate --encoder results/.../uni-skip.pt [--expand word2vec] --tasks ...
     python -m reproducer evaluate --encoder results/.../MV.encoder.pt [--pooling supervised] [--view f] --tasks ...
     python -m reproducer evaluate --encoder results/.../mean-max_AAE.encoder.pt --normalize-halves --tasks ...
@@ -208,8 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mean-max autoencoders: L2-normalise z_max and z_mean separately (the authors' evaluation)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--tasks", default="all", help="comma-separated task names, or 'all' (default)")
-    p.add_argument("--config", default="prototype", choices=["prototype", "paper"],
-                   help="prototype: fewer folds (quick); paper: SentEval's protocol")
+    p.add_argument("--config", default="paper", choices=["paper", "sklearn", "prototype"],
+                   help="paper (default): SentEval's PyTorch protocol, what the papers report; sklearn: SentEval's "
+                        "scikit-learn back end; prototype: the scikit-learn one with fewer folds (quick)")
     p.add_argument("--json", help="write {encoder, config, results, seconds} to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_evaluate)

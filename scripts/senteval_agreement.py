@@ -24,6 +24,7 @@ import argparse
 import io
 import json
 import logging
+import os
 import subprocess
 import sys
 import tarfile
@@ -111,8 +112,8 @@ def _plain(x):
 
 def run_senteval(encoder, tasks: list[str], senteval: Path, data: Path, store: Path, rerun: bool) -> dict:
     """Run SentEval task by task (stored after each); returns {task: {"result": ..., "seconds": ...}}."""
-    done = json.loads(store.read_text()) if store.is_file() and not rerun else {"tasks": {}}
-    todo = [t for t in tasks if t not in done["tasks"]]
+    done = json.loads(store.read_text()) if store.is_file() else {"tasks": {}}
+    todo = [t for t in tasks if rerun or t not in done["tasks"]]
     if not todo:
         return done
     with tempfile.TemporaryDirectory(prefix="senteval-") as tmp:
@@ -129,13 +130,79 @@ def run_senteval(encoder, tasks: list[str], senteval: Path, data: Path, store: P
                      "threads": torch.get_num_threads(), "patches": [f"{f}: {why}" for f, _, _, why in PATCHES]})
         for task in todo:
             engine = se_module.engine.SE(dict(params), batcher)
+            load = os.getloadavg()[0]
             t0 = time.perf_counter()
             result = engine.eval(TASKS[task])
             seconds = time.perf_counter() - t0
-            done["tasks"][task] = {"result": _plain(result), "seconds": seconds}
+            # the 1-minute load average before and after: a busy machine would flatter the speed-up
+            done["tasks"][task] = {"result": _plain(result), "seconds": seconds,
+                                   "load": [load, os.getloadavg()[0]]}
             write_json(store, done)
             print(f"SentEval {task}: {seconds:.1f} s", flush=True)
     return done
+
+
+FIXTURES = ROOT / "tests" / "data" / "senteval_fixtures"
+
+
+def build_fixtures(encoder, senteval: Path) -> None:
+    """Small real inputs (subsets of CR, TREC and SICK encoded by ``encoder``, in SentEval's order, stored as
+    float16) and what SentEval's own classifier classes make of them, for ``tests/test_senteval_protocol.py``."""
+    from reproducer.data.loaders import load_cr, load_sick, load_trec
+    from reproducer.evaluate import CONFIGS
+    from reproducer.evaluate.protocols import pair_features
+    from reproducer.evaluate.tasks import SICK_E_CLASSES, TREC_CLASSES, _labels, _ordered
+
+    paper = CONFIGS["paper"]
+
+    def enc(texts):  # float16 storage; both sides read the same float32 values back
+        return encoder.encode(texts).astype(np.float16)
+
+    cr = _ordered(load_cr()["all"], paper, "text")[::9]
+    trec = {s: _ordered(load_trec()[s], paper, "text", classes=TREC_CLASSES)[::k]
+            for s, k in (("train", 9), ("test", 2))}
+    sick = {s: _ordered(load_sick()[s], paper, "a", "b", label="entailment", classes=SICK_E_CLASSES)[::k]
+            for s, k in (("train", 9), ("dev", 3), ("test", 16))}
+    arrays = {"cr_x": enc([r.text for r in cr]), "cr_y": _labels(cr)}
+    for s in trec:
+        arrays[f"trec_{s}_x"], arrays[f"trec_{s}_y"] = enc([r.text for r in trec[s]]), _labels(trec[s], classes=TREC_CLASSES)
+    for s in sick:
+        a, b = enc([r.a for r in sick[s]]).astype(np.float32), enc([r.b for r in sick[s]]).astype(np.float32)
+        arrays[f"sick_{s}_x"] = pair_features(a, b).astype(np.float16)
+        arrays[f"sick_{s}_e"] = _labels(sick[s], "entailment", SICK_E_CLASSES)
+        arrays[f"sick_{s}_r"] = _labels(sick[s], "relatedness").astype(np.float64)
+    x = {k: v.astype(np.float32) if v.dtype == np.float16 else v for k, v in arrays.items()}
+
+    with tempfile.TemporaryDirectory(prefix="senteval-") as tmp:
+        path, commit = senteval_copy(senteval, Path(tmp))
+        sys.path.insert(0, str(path))
+        from senteval.sick import SICKRelatednessEval
+        from senteval.tools.relatedness import RelatednessPytorch
+        from senteval.tools.validation import InnerKFoldClassifier, KFoldClassifier, SplitClassifier
+
+        def config(n_classes):
+            return {"nclasses": n_classes, "seed": 1111, "usepytorch": True, "kfold": 10,
+                    "classifier": SENTEVAL_PARAMS["classifier"], "nhid": 0}
+
+        expected = {"senteval_commit": commit}
+        expected["cv"] = dict(zip(("dev_acc", "acc"), InnerKFoldClassifier(x["cr_x"], x["cr_y"], config(2)).run()))
+        dev, test, _ = KFoldClassifier({"X": x["trec_train_x"], "y": x["trec_train_y"]},
+                                       {"X": x["trec_test_x"], "y": x["trec_test_y"]}, config(6)).run()
+        expected["train_test"] = {"dev_acc": dev, "acc": test}
+        split = {"train": "train", "valid": "dev", "test": "test"}
+        expected["dev"] = dict(zip(("dev_acc", "acc"), SplitClassifier(
+            {k: x[f"sick_{v}_x"] for k, v in split.items()}, {k: x[f"sick_{v}_e"] for k, v in split.items()},
+            config(3)).run()))
+        labels = SICKRelatednessEval.encode_labels
+        data = {k: {"X": x[f"sick_{v}_x"], "y": labels(None, x[f"sick_{v}_r"])} for k, v in split.items()}
+        dev_r, yhat = RelatednessPytorch(data["train"], data["valid"], data["test"], x["sick_dev_r"],
+                                         {"seed": 1111, "nclasses": 5}).run()
+        expected["relatedness"] = {"dev_pearson": float(dev_r),
+                                   "pearson": float(np.corrcoef(yhat, x["sick_test_r"])[0, 1])}
+    FIXTURES.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(FIXTURES.with_suffix(".npz"), **arrays)
+    write_json(FIXTURES.with_suffix(".json"), expected)
+    print(json.dumps(expected, indent=1))
 
 
 # which numbers are compared: (our metric, SentEval's result path, kind)
@@ -155,7 +222,7 @@ def compared(task: str):
     return COMPARED.get(task, COMPARED["classification"])
 
 
-def table(ours: dict, senteval: dict, ours_seconds: dict) -> list[dict]:
+def table(ours: dict, senteval: dict, ours_seconds: dict, sklearn: dict) -> list[dict]:
     rows = []
     for task, record in senteval["tasks"].items():
         if task not in ours:
@@ -167,7 +234,8 @@ def table(ours: dict, senteval: dict, ours_seconds: dict) -> list[dict]:
             mine = ours[task][metric]
             rows.append({"task": task, "metric": metric, "SentEval": theirs, "ours": mine,
                          "difference": mine - theirs, "within bound": abs(mine - theirs) <= BOUND[kind],
-                         "SentEval seconds": record["seconds"], "our seconds": ours_seconds[task]})
+                         "SentEval seconds": record["seconds"], "our seconds": ours_seconds[task],
+                         "sklearn - SentEval": sklearn[task][metric] - theirs})
     return rows
 
 
@@ -178,7 +246,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tasks", default=",".join(TASKS), help="comma-separated, from the 13 classic tasks")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "senteval_agreement")
     ap.add_argument("--side", choices=("both", "senteval", "ours"), default="both")
-    ap.add_argument("--rerun-senteval", action="store_true", help="measure SentEval again even if stored")
+    ap.add_argument("--rerun-senteval", action="store_true",
+                    help="measure SentEval again on --tasks even if stored (the other stored tasks are kept)")
+    ap.add_argument("--fixtures", action="store_true", help="only rebuild the small test fixtures (tests/data)")
     args = ap.parse_args(argv)
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     unknown = [t for t in tasks if t not in TASKS]
@@ -191,6 +261,8 @@ def main(argv: list[str] | None = None) -> None:
     from reproducer.evaluate import evaluate
 
     encoder = load_baseline(args.encoder)
+    if args.fixtures:
+        return build_fixtures(encoder, args.senteval)
     store = args.out / f"{args.encoder}.senteval.json"
     t0 = time.perf_counter()
     senteval = {"tasks": {}}
@@ -203,7 +275,9 @@ def main(argv: list[str] | None = None) -> None:
     t1 = time.perf_counter()
     results = evaluate(encoder, tasks, "paper", progress=False)
     ours_total = time.perf_counter() - t1
-    rows = table(results.scores, senteval, results.seconds)
+    # for contrast: SentEval's scikit-learn back end (our `sklearn` config), the protocol `paper` meant before
+    contrast = evaluate(encoder, tasks, "sklearn", progress=False)
+    rows = table(results.scores, senteval, results.seconds, contrast.scores)
     senteval_total = sum(senteval["tasks"][t]["seconds"] for t in tasks if t in senteval["tasks"])
     ours_sum = sum(results.seconds[t] for t in tasks)
     summary = {"encoder": args.encoder, "tasks": tasks, "senteval_seconds": senteval_total,
@@ -212,6 +286,7 @@ def main(argv: list[str] | None = None) -> None:
                "senteval_run": {k: v for k, v in senteval.items() if k != "tasks"},
                "script_seconds": time.perf_counter() - t0, "rows": rows}
     write_json(args.out / f"{args.encoder}.json", summary)
+    write_text(args.out / f"{args.encoder}.md", markdown(summary))
     import pandas as pd
 
     frame = pd.DataFrame(rows)
@@ -219,6 +294,34 @@ def main(argv: list[str] | None = None) -> None:
     print(frame.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     print(f"\nSentEval {senteval_total:.0f} s, ours {ours_sum:.1f} s: {summary['speedup']:.1f}x faster; "
           f"all within bounds: {summary['all_within_bounds']}")
+
+
+def markdown(summary: dict) -> str:
+    """The agreement table and its summary as a Markdown fragment (included by book/evaluation.md)."""
+    run = summary["senteval_run"]
+    lines = ["| task | metric | SentEval | ours (`paper`) | ours − SentEval | SentEval s | ours s "
+             "| `sklearn` − SentEval |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    seen = set()
+    for r in summary["rows"]:
+        digits = 2 if r["metric"] in ("acc", "f1") else 4
+        task, theirs, ours = ("", "", "") if r["task"] in seen else (
+            r["task"], f"{r['SentEval seconds']:.1f}", f"{r['our seconds']:.1f}")
+        seen.add(r["task"])
+        lines.append(f"| {task} | {r['metric']} | {r['SentEval']:.{digits}f} | {r['ours']:.{digits}f} | "
+                     f"{r['difference']:+.{digits}f} | {theirs} | {ours} | {r['sklearn - SentEval']:+.{digits}f} |")
+    acc = [abs(r["difference"]) for r in summary["rows"] if r["metric"] in ("acc", "f1")]
+    cor = [abs(r["difference"]) for r in summary["rows"] if r["metric"] not in ("acc", "f1")]
+    skl = [abs(r["sklearn - SentEval"]) for r in summary["rows"] if r["metric"] in ("acc", "f1")]
+    verdict = "every number within" if summary["all_within_bounds"] else "**not** every number within"
+    lines += ["", f"Encoder `{summary['encoder']}`; {len(summary['tasks'])} tasks. SentEval (commit "
+              f"`{run.get('commit', '?')[:7]}`, PyTorch {run.get('torch', '?')} on the CPU, {run.get('threads', '?')} "
+              f"threads) took **{summary['senteval_seconds'] / 60:.1f} min**; our `paper` protocol "
+              f"**{summary['ours_seconds']:.0f} s** — **{summary['speedup']:.0f}× faster**, encoding included in both. "
+              f"Largest differences: {max(acc, default=0):.2f} points of accuracy, {max(cor, default=0):.4f} of "
+              f"correlation ({verdict} the bounds of ±{BOUND['accuracy']} points and ±{BOUND['correlation']}). "
+              f"The last column is the scikit-learn back end (`sklearn`) on the same vectors: an exact-optimum "
+              f"probe, largest difference {max(skl, default=0):.2f} points."]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -93,10 +93,10 @@ class Results:
                    d.get("sentences", {}))
 
 
-def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config: str | EvalConfig = "prototype",
+def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config: str | EvalConfig = "paper",
              *, progress: bool = True) -> Results:
-    """Evaluate ``encoder`` on ``tasks`` ("all", "MR,CR" or a list) under ``config``
-    ("prototype", "paper" or an :class:`EvalConfig`)."""
+    """Evaluate ``encoder`` on ``tasks`` ("all", "MR,CR" or a list) under ``config``: "paper" (the default:
+    SentEval's PyTorch protocol, what the papers report), "sklearn", "prototype" or an :class:`EvalConfig`."""
     if isinstance(config, str):
         if config not in CONFIGS:
             raise ReproducerError(f"Unknown evaluation config {config!r}; choose one of {', '.join(CONFIGS)}.")

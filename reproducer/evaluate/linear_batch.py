@@ -4,8 +4,7 @@ SentEval (Conneau & Kiela 2018; facebookresearch/SentEval ``senteval/tools/class
 ``relatedness.py``) fits one ``nn.Linear`` per (fold, L2 value): 440 separate models for MR alone, each a
 Python loop of tiny minibatch steps. :func:`fit_linear_models` trains all of a task's models as **one batched
 model** -- weights ``(M, d, C)``, one ``bmm`` per minibatch for all of them -- while every model keeps what it
-has in SentEval: its own training rows, minibatch order, weight decay, Adam state and early stopping. A model
-that stops early leaves the batch.
+has in SentEval: its own training rows, minibatch order, weight decay, Adam state and early stopping.
 
 What each model does, as SentEval does it (``PyTorchClassifier.fit`` / ``RelatednessPytorch.run``):
 
@@ -23,11 +22,14 @@ What each model does, as SentEval does it (``PyTorchClassifier.fit`` / ``Related
   stops training if ``tenacity`` non-improvements were counted already, and is counted (the count is never
   reset). Rounds continue while ``epoch <= max_epoch``. The kept copy is the result.
 
-Models with as many training rows and the same kind of validation draw the same permutations (they are
-reseeded identically, and a permutation depends on its length only), so the generator runs once per stream.
+Speed without changing any of this: models that see the same minibatches (the L2 values of one fold, whose
+generators are seeded alike) form a group whose rows are gathered once per step; a group's weights are laid out
+(classes, features) so that one ``bmm`` gives the logits of all its models and the softmax runs over a
+non-innermost dimension; a group leaves the batch when all its models have stopped.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,53 +95,77 @@ class LinearModels:
         return p.cpu().numpy() @ levels
 
 
-class _Streams:
-    """SentEval's minibatch order: per model, a NumPy generator reseeded with ``seed``; one generator per
-    (validation kind, number of rows), since identically seeded models draw identical permutations."""
+class _Groups:
+    """The models of a batch, grouped by the minibatches they see.
+
+    SentEval reseeds NumPy's generator with ``seed`` for every model, so two models with the same training rows
+    (e.g. the L2 values of one fold) see exactly the same minibatches: a group, whose rows are gathered once per
+    step. A group's generator draws, as SentEval's does, the split permutation (if any) and then one
+    permutation per epoch; groups with as many rows and the same kind of validation draw the same permutations
+    (a permutation depends on its length only), so one generator serves each such stream.
+    """
 
     def __init__(self, specs: list[LinearSpec], settings: TrainSettings):
-        self.train: list[np.ndarray] = []
-        self.valid: list[np.ndarray] = []
-        self.key: list[tuple] = []
+        by_rows: dict[tuple, int] = {}
+        self.members: list[list[int]] = []  # group -> model indices
+        self.train: list[np.ndarray] = []  # group -> training rows (after the split)
+        self.valid: list[np.ndarray] = []  # group -> validation rows
+        self.stream: list[tuple] = []
         self._rng: dict[tuple, np.random.RandomState] = {}
-        for spec in specs:
+        for m, spec in enumerate(specs):
             rows = np.asarray(spec.train, dtype=np.int64)
+            valid = None if spec.valid is None else np.asarray(spec.valid, dtype=np.int64)
+            key = (rows.tobytes(), None if valid is None else valid.tobytes())
+            if key in by_rows:
+                self.members[by_rows[key]].append(m)
+                continue
             rng = np.random.RandomState(settings.seed)
-            if spec.valid is None:
+            if valid is None:
                 perm = rng.permutation(len(rows))
                 k = int(settings.validation_split * len(rows))
-                train, valid = rows[perm[k:]], rows[perm[:k]]
-            else:
-                train, valid = rows, np.asarray(spec.valid, dtype=np.int64)
-            if len(train) == 0 or len(valid) == 0:
-                raise ReproducerError(f"A linear probe needs training and validation rows (got {len(train)} and "
+                rows, valid = rows[perm[k:]], rows[perm[:k]]
+            if len(rows) == 0 or len(valid) == 0:
+                raise ReproducerError(f"A linear probe needs training and validation rows (got {len(rows)} and "
                                       f"{len(valid)}).")
-            key = (spec.valid is None, len(rows))  # the permutations depend on the seed and the sizes only
-            self._rng.setdefault(key, rng)
-            self.train.append(train)
+            stream = (spec.valid is None, len(spec.train))
+            self._rng.setdefault(stream, rng)
+            by_rows[key] = len(self.members)
+            self.members.append([m])
+            self.train.append(rows)
             self.valid.append(valid)
-            self.key.append(key)
+            self.stream.append(stream)
+        self.size = max(len(g) for g in self.members)
 
-    def epoch_orders(self, models: list[int], pad: int) -> np.ndarray:
-        """Each model's rows in this epoch's order, ``(len(models), max rows)``, padded with ``pad``."""
+    def __len__(self) -> int:
+        return len(self.members)
+
+    def epoch_orders(self, groups: list[int], pad: int) -> np.ndarray:
+        """Each group's training rows in this epoch's order, ``(len(groups), max rows)``, padded with ``pad``."""
         perms = {}
-        for m in models:
-            if self.key[m] not in perms:
-                perms[self.key[m]] = self._rng[self.key[m]].permutation(len(self.train[m]))
-        out = np.full((len(models), max(len(self.train[m]) for m in models)), pad, dtype=np.int64)
-        for i, m in enumerate(models):
-            out[i, :len(self.train[m])] = self.train[m][perms[self.key[m]]]
-        return out
+        for g in groups:
+            if self.stream[g] not in perms:
+                perms[self.stream[g]] = self._rng[self.stream[g]].permutation(len(self.train[g]))
+        return _padded([self.train[g][perms[self.stream[g]]] for g in groups], pad)[0]
+
+
+
+def _padded(rows: list[np.ndarray], pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row lists as one ``(len(rows), longest)`` array padded with ``pad``, and their lengths."""
+    lengths = np.array([len(r) for r in rows])
+    out = np.full((len(rows), lengths.max()), pad, dtype=np.int64)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = r
+    return out, lengths
 
 
 def _initial_linear(d: int, c: int, seed: int):
-    """``nn.Linear(d, c)`` built right after ``torch.manual_seed(seed)``, as ``(d, c)`` weight and bias."""
+    """``nn.Linear(d, c)`` built right after ``torch.manual_seed(seed)``: its (c, d) weight and (c,) bias."""
     import torch
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         layer = torch.nn.Linear(d, c)
-    return layer.weight.detach().T.contiguous(), layer.bias.detach().clone()
+    return layer.weight.detach().clone(), layer.bias.detach().clone()
 
 
 def _pearson(pred: np.ndarray, gold: np.ndarray) -> float:
@@ -149,6 +175,9 @@ def _pearson(pred: np.ndarray, gold: np.ndarray) -> float:
         return 0.0  # SentEval: NaN (constant predictions) counts as 0
     r = pearsonr(pred, gold)[0]
     return 0.0 if r != r else float(r)
+
+
+_GATHER = 1 << 25  # floats gathered at once when scoring validation rows (128 MB)
 
 
 def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettings, *, gold=None,
@@ -171,7 +200,9 @@ def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettin
     n, d = x.shape
     c = settings.n_classes
     pad = n  # an all-zero row that padded minibatch slots point to
-    xs = torch.cat([x, x.new_zeros(1, d)]).to(dev)
+    # Inputs with a constant 1 appended, so that a model is one (C, d + 1) matrix [weight, bias]: one bmm gives
+    # both gradients and one Adam update moves both (SentEval decays both). The padding row is all zero.
+    xs = torch.cat([torch.cat([x, torch.ones(n, 1)], 1), torch.zeros(1, d + 1)]).to(dev)
     if settings.loss == "ce":
         labels = torch.as_tensor(np.asarray(targets), dtype=torch.int64)
         if labels.min() < 0 or labels.max() >= c:
@@ -185,106 +216,123 @@ def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettin
         gold = np.asarray(gold, dtype=np.float64)
     target = torch.cat([target, target.new_zeros(1, c)]).to(dev)
 
-    streams = _Streams(specs, settings)
-    total = len(specs)
+    groups = _Groups(specs, settings)
+    k = groups.size  # models per group; a group with fewer carries unused slots
+    slot = np.full((len(groups), k), -1)  # (group, slot) -> model, -1 if unused
+    for g, members in enumerate(groups.members):
+        slot[g, :len(members)] = members
     w0, b0 = _initial_linear(d, c, settings.seed)
-    # Weight and bias as one (d + 1, C) matrix per model, the inputs with a constant 1 appended: one bmm gives
-    # both gradients and one Adam update moves both (SentEval decays both). The padding row is all zero.
-    xs = torch.cat([xs, torch.ones(n + 1, 1, device=dev)], 1)
-    xs[pad] = 0
-    ids = list(range(total))  # the models still training, in the order of the working tensors below
-    w = torch.cat([w0, b0[None]]).to(dev).expand(total, d + 1, c).clone()
+    # working tensors, one row per group still training: weights (G, K * C, d + 1) -- classes before features,
+    # so that the softmax runs over a dimension that is not the innermost one (fast for 2 or 3 classes)
+    w = torch.cat([w0, b0[:, None]], 1).to(dev).repeat(len(groups), k, 1)
     m1, m2 = torch.zeros_like(w), torch.zeros_like(w)
-    steps = np.zeros(total)  # Adam's t, per model (a model without rows in a minibatch does not step)
-    decay = torch.tensor([s.l2 for s in specs], dtype=torch.float32, device=dev).view(-1, 1, 1)
-    best_w = w.clone()
-    best = np.full(total, -1.0)  # SentEval starts from bestaccuracy = -1 (relatedness: bestpr = -1)
-    misses = np.zeros(total, dtype=int)
-    epochs = np.zeros(total, dtype=int)
+    decay = torch.tensor([[specs[m].l2 if m >= 0 else 0.0 for m in row] for row in slot], dtype=torch.float32,
+                         device=dev).view(len(groups), k, 1, 1)
+    steps = np.zeros(len(groups))  # Adam's t, per group (a group without rows in a minibatch does not step)
+    live = list(range(len(groups)))  # the groups still training, in the order of the working tensors
+    best_w = torch.zeros(len(specs), c, d + 1, device=dev)
+    best = np.full(len(specs), -1.0)  # SentEval starts from bestaccuracy = -1 (relatedness: bestpr = -1)
+    misses = np.zeros(len(specs), dtype=int)
+    stopped = np.zeros(len(specs), dtype=bool)
+    epochs = np.zeros(len(specs), dtype=int)
     beta1, beta2 = settings.betas
     bs = settings.batch_size
 
     def train_epoch():
-        order = torch.from_numpy(streams.epoch_orders(ids, pad)).to(dev)
-        sizes = np.array([len(streams.train[m]) for m in ids])
-        for start in range(0, order.shape[1], bs):
+        order = torch.from_numpy(groups.epoch_orders(live, pad)).to(dev)
+        n_groups = len(live)
+        starts = np.arange(0, order.shape[1], bs)
+        sizes = np.array([len(groups.train[g]) for g in live])
+        counts = np.clip(sizes[None, :] - starts[:, None], 0, bs)  # real rows of each minibatch, per group
+        w4, m14, m24 = (v.view(n_groups, k, c, d + 1) for v in (w, m1, m2))
+        for start, count in zip(starts, counts):
             idx = order[:, start:start + bs]
-            count = np.clip(sizes - start, 0, idx.shape[1])  # real rows of this minibatch, per model
-            xb = xs[idx]  # (M, b, d + 1)
-            p = torch.bmm(xb, w).softmax(-1)
+            b = idx.shape[1]
+            xb = xs.index_select(0, idx.reshape(-1)).view(n_groups, b, d + 1)
+            p = torch.bmm(w, xb.transpose(1, 2)).view(n_groups, k, c, b).softmax(2)
+            t = target.index_select(0, idx.reshape(-1)).view(n_groups, 1, b, c).transpose(2, 3)
             if settings.loss == "ce":  # d CE / d logits = softmax - onehot
-                g = p.sub_(target[idx])
+                grad_z = p.sub_(t)
             else:  # d MSE / d p = 2 (p - t) / C; through the softmax: p * (gp - <gp, p>)
-                gp = (p - target[idx]).mul_(2.0 / c)
-                g = p.mul_(gp - (gp * p).sum(-1, keepdim=True))
-            stepping = count > 0
-            if stepping.all() and (count == idx.shape[1]).all():
-                g.mul_(1.0 / idx.shape[1])  # the mean over the minibatch
+                gp = (p - t).mul_(2.0 / c)
+                grad_z = p.mul_(gp - (gp * p).sum(2, keepdim=True))
+            if count.min() == b:
+                grad_z.mul_(1.0 / b)  # the mean over the minibatch
             else:  # a shorter last minibatch: padded slots carry no gradient
-                real = np.arange(idx.shape[1])[None, :] < count[:, None]
-                g.mul_(torch.from_numpy((real / np.maximum(count, 1)[:, None]).astype(np.float32)).to(dev)[..., None])
-            grad = torch.bmm(xb.transpose(1, 2), g).addcmul_(decay, w)  # + weight decay (Adam's L2)
-            # torch.optim.Adam, each model with its own t: m1 = lerp(m1, g, 1 - b1); m2 = b2 m2 + (1 - b2) g^2;
+                real = np.arange(b)[None, :] < count[:, None]
+                weight = torch.from_numpy((real / np.maximum(count, 1)[:, None]).astype(np.float32)).to(dev)
+                grad_z.mul_(weight.view(n_groups, 1, 1, b))
+            grad = torch.bmm(grad_z.view(n_groups, k * c, b), xb).view(n_groups, k, c, d + 1)
+            grad.addcmul_(decay, w4)  # Adam's weight decay: + L2 * [weight, bias]
+            # torch.optim.Adam, each group with its own t: m1 = lerp(m1, g, 1 - b1); m2 = b2 m2 + (1 - b2) g^2;
             # w -= lr / (1 - b1^t) * m1 / (sqrt(m2) / sqrt(1 - b2^t) + eps)
+            stepping = count > 0
             steps[stepping] += 1
-            t = np.maximum(steps, 1)
-            step_size = torch.from_numpy((settings.lr / (1 - beta1 ** t)).astype(np.float32)).to(dev).view(-1, 1, 1)
-            bc2_sqrt = torch.from_numpy(np.sqrt(1 - beta2 ** t).astype(np.float32)).to(dev).view(-1, 1, 1)
-            if stepping.all():
-                m1.lerp_(grad, 1 - beta1)
-                m2.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                w.sub_(step_size * (m1 / (m2.sqrt() / bc2_sqrt).add_(settings.eps)))
-            else:  # models without rows in this minibatch keep their weights and moments
-                on = torch.from_numpy(stepping).to(dev).view(-1, 1, 1)
-                new1 = m1.lerp(grad, 1 - beta1)
-                new2 = m2.mul(beta2).addcmul_(grad, grad, value=1 - beta2)
-                new_w = w - step_size * (new1 / (new2.sqrt() / bc2_sqrt).add_(settings.eps))
-                m1.copy_(torch.where(on, new1, m1))
-                m2.copy_(torch.where(on, new2, m2))
-                w.copy_(torch.where(on, new_w, w))
+            if stepping.all() and steps.min() == steps.max():  # the usual case: every group at the same t
+                t = steps[0]
+                m14.lerp_(grad, 1 - beta1)
+                m24.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                denom = (m24.sqrt() / math.sqrt(1 - beta2 ** t)).add_(settings.eps)
+                w4.addcdiv_(m14, denom, value=-settings.lr / (1 - beta1 ** t))
+                continue
+            tt = np.maximum(steps, 1)
+            step_size = torch.from_numpy((settings.lr / (1 - beta1 ** tt)).astype(np.float32)).to(dev)
+            bc2_sqrt = torch.from_numpy(np.sqrt(1 - beta2 ** tt).astype(np.float32)).to(dev)
+            step_size, bc2_sqrt = step_size.view(-1, 1, 1, 1), bc2_sqrt.view(-1, 1, 1, 1)
+            on = torch.from_numpy(stepping).to(dev).view(-1, 1, 1, 1)  # the others keep weights and moments
+            new1 = m14.lerp(grad, 1 - beta1)
+            new2 = m24.mul(beta2).addcmul_(grad, grad, value=1 - beta2)
+            new_w = w4 - step_size * (new1 / (new2.sqrt() / bc2_sqrt).add_(settings.eps))
+            m14.copy_(torch.where(on, new1, m14))
+            m24.copy_(torch.where(on, new2, m24))
+            w4.copy_(torch.where(on, new_w, w4))
 
     def validation_scores() -> np.ndarray:
-        longest = max(len(streams.valid[m]) for m in ids)
-        rows = np.full((len(ids), longest), pad, dtype=np.int64)
-        for i, m in enumerate(ids):
-            rows[i, :len(streams.valid[m])] = streams.valid[m]
-        rows_t = torch.from_numpy(rows).to(dev)
-        # one GEMM for every model on every row, then each model's own validation rows
-        z = (xs @ w.permute(1, 0, 2).reshape(d + 1, -1)).view(n + 1, len(ids), c)
-        logits = z[rows_t, torch.arange(len(ids), device=dev).view(-1, 1)]
-        scores = np.empty(len(ids))
+        """(live groups, K) scores on each group's validation rows."""
+        rows, lengths = _padded([groups.valid[g] for g in live], pad)
+        chunk = max(1, _GATHER // (rows.shape[1] * (d + 1)))
+        logits = []
+        for i in range(0, len(live), chunk):  # gather a few groups' rows at a time
+            r = torch.from_numpy(rows[i:i + chunk]).to(dev)
+            xv = xs.index_select(0, r.reshape(-1)).view(len(r), r.shape[1], d + 1)
+            logits.append(torch.bmm(w[i:i + chunk], xv.transpose(1, 2)).view(len(r), k, c, -1))
+        logits = torch.cat(logits)
+        scores = np.zeros((len(live), k))
         if settings.loss == "ce":
-            hits = (logits.argmax(-1) == label_of[rows_t]).cpu().numpy()
-            for i, m in enumerate(ids):
-                scores[i] = hits[i, :len(streams.valid[m])].sum() / len(streams.valid[m])
+            hits = (logits.argmax(2) == label_of[torch.from_numpy(rows).to(dev)][:, None]).cpu().numpy()
+            for i, g in enumerate(live):
+                scores[i] = hits[i, :, :lengths[i]].sum(-1) / lengths[i]
         else:
-            expected = logits.softmax(-1).double().cpu().numpy() @ np.arange(1, c + 1, dtype=np.float64)
-            for i, m in enumerate(ids):
-                scores[i] = _pearson(expected[i, :len(streams.valid[m])], gold[streams.valid[m]])
+            expected = np.einsum("gkcn,c->gkn", logits.softmax(2).double().cpu().numpy(),
+                                 np.arange(1, c + 1, dtype=np.float64))
+            for i, g in enumerate(live):
+                for j in range(len(groups.members[g])):
+                    scores[i, j] = _pearson(expected[i, j, :lengths[i]], gold[groups.valid[g]])
         return scores
 
     epoch = 0
     with torch.no_grad():
-        while ids and epoch <= settings.max_epoch:
+        while live and epoch <= settings.max_epoch:
             for _ in range(settings.epochs_per_round):
                 train_epoch()
             epoch += settings.epochs_per_round
             scores = validation_scores()
-            keep, better = [], []
-            for i, m in enumerate(ids):
-                epochs[m] = epoch
-                if scores[i] > best[m]:
-                    best[m] = scores[i]
-                    better.append(i)
+            keep = []
+            for i, g in enumerate(live):
+                for j, m in enumerate(groups.members[g]):
+                    if stopped[m]:
+                        continue
+                    epochs[m] = epoch
+                    if scores[i, j] > best[m]:
+                        best[m] = scores[i, j]
+                        best_w[m] = w[i].view(k, c, d + 1)[j]
+                    else:
+                        stopped[m] = misses[m] >= settings.tenacity
+                        misses[m] += 1
+                if not stopped[groups.members[g]].all():
                     keep.append(i)
-                else:
-                    if misses[m] < settings.tenacity:
-                        keep.append(i)
-                    misses[m] += 1
-            if better:
-                best_w[[ids[i] for i in better]] = w[better]
-            if len(keep) < len(ids):
+            if len(keep) < len(live):
                 w, m1, m2, decay = (v[keep] for v in (w, m1, m2, decay))
                 steps = steps[keep]
-                ids = [ids[i] for i in keep]
-    return LinearModels(best_w[:, :d].contiguous(), best_w[:, d].contiguous(), best, epochs)
+                live = [live[i] for i in keep]
+    return LinearModels(best_w[:, :, :d].transpose(1, 2).contiguous(), best_w[:, :, d].contiguous(), best, epochs)
