@@ -224,9 +224,10 @@ def compared(task: str):
 
 def table(ours: dict, senteval: dict, ours_seconds: dict, sklearn: dict) -> list[dict]:
     rows = []
-    for task, record in senteval["tasks"].items():
-        if task not in ours:
+    for task in TASKS:  # the usual order of the tables: classification, pairs, relatedness, STS
+        if task not in ours or task not in senteval["tasks"]:
             continue
+        record = senteval["tasks"][task]
         for metric, path, kind in compared(task):
             theirs = record["result"]
             for key in path:

@@ -112,6 +112,17 @@ def test_math_is_typeset_offline(browser, server):
     assert _errors(browser) == []
 
 
+def test_evaluation_chapter_shows_the_senteval_agreement_table(browser, server):
+    _open(browser, server, "book/evaluation.html")
+    rows = browser.execute_script(
+        "const t = [...document.querySelectorAll('table')].find(t => t.innerText.includes('ours − SentEval'));"
+        "return t ? [...t.querySelectorAll('tbody tr')].map(r => r.cells[0].innerText.trim()).filter(Boolean) : null")
+    assert rows == ["MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-E", "SICK-R", "STS12", "STS13", "STS14",
+                    "STS15", "STS16"], rows
+    text = browser.find_element("tag name", "main").text
+    assert "faster" in text and "SentEval (commit" in text
+
+
 def test_data_chapter_figures_and_tables(browser, server):
     _open(browser, server, "notebooks/00_data.html")
     images = browser.execute_script(

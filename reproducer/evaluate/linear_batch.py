@@ -297,14 +297,14 @@ def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettin
             xv = xs.index_select(0, r.reshape(-1)).view(len(r), r.shape[1], d + 1)
             logits.append(torch.bmm(w[i:i + chunk], xv.transpose(1, 2)).view(len(r), k, c, -1))
         logits = torch.cat(logits)
-        scores = np.zeros((len(live), k))
-        if settings.loss == "ce":
+        if settings.loss == "ce":  # accuracy: hits on each group's real rows / their number
             hits = (logits.argmax(2) == label_of[torch.from_numpy(rows).to(dev)][:, None]).cpu().numpy()
-            for i, g in enumerate(live):
-                scores[i] = hits[i, :, :lengths[i]].sum(-1) / lengths[i]
+            real = np.arange(rows.shape[1])[None, :] < lengths[:, None]
+            scores = (hits & real[:, None, :]).sum(-1) / lengths[:, None]
         else:
             expected = np.einsum("gkcn,c->gkn", logits.softmax(2).double().cpu().numpy(),
                                  np.arange(1, c + 1, dtype=np.float64))
+            scores = np.zeros((len(live), k))
             for i, g in enumerate(live):
                 for j in range(len(groups.members[g])):
                     scores[i, j] = _pearson(expected[i, j, :lengths[i]], gold[groups.valid[g]])
