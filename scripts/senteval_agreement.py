@@ -242,7 +242,7 @@ def table(ours: dict, senteval: dict, ours_seconds: dict, sklearn: dict) -> list
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--senteval", type=Path, required=True, help="SentEval checkout or git directory")
+    ap.add_argument("--senteval", type=Path, help="SentEval checkout or git directory (to run SentEval)")
     ap.add_argument("--encoder", default="glove-bow", help="a baseline encoder name (see evaluate --encoder)")
     ap.add_argument("--tasks", default=",".join(TASKS), help="comma-separated, from the 13 classic tasks")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "senteval_agreement")
@@ -250,17 +250,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rerun-senteval", action="store_true",
                     help="measure SentEval again on --tasks even if stored (the other stored tasks are kept)")
     ap.add_argument("--fixtures", action="store_true", help="only rebuild the small test fixtures (tests/data)")
+    ap.add_argument("--render", action="store_true", help="only rewrite the Markdown table from the stored JSON")
     args = ap.parse_args(argv)
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
         raise SystemExit(f"unknown task(s) {unknown}; choose from {', '.join(TASKS)}")
     logging.basicConfig(level=logging.WARNING)
+    if args.render:
+        summary = json.loads((args.out / f"{args.encoder}.json").read_text())
+        return write_text(args.out / f"{args.encoder}.md", markdown(summary))
 
     from reproducer.data import require
     from reproducer.encoders.baselines import load_baseline
     from reproducer.evaluate import evaluate
 
+    needs_senteval = args.fixtures or (args.side != "ours" and not (
+        (args.out / f"{args.encoder}.senteval.json").is_file() and not args.rerun_senteval))
+    if needs_senteval and args.senteval is None:
+        raise SystemExit("--senteval PATH is needed to run SentEval (a checkout or the git directory of "
+                         "facebookresearch/SentEval)")
     encoder = load_baseline(args.encoder)
     if args.fixtures:
         return build_fixtures(encoder, args.senteval)
@@ -308,8 +317,9 @@ def markdown(summary: dict) -> str:
         task, theirs, ours = ("", "", "") if r["task"] in seen else (
             r["task"], f"{r['SentEval seconds']:.1f}", f"{r['our seconds']:.1f}")
         seen.add(r["task"])
+        diff, contrast = (0.0 if round(v, digits) == 0 else v for v in (r["difference"], r["sklearn - SentEval"]))
         lines.append(f"| {task} | {r['metric']} | {r['SentEval']:.{digits}f} | {r['ours']:.{digits}f} | "
-                     f"{r['difference']:+.{digits}f} | {theirs} | {ours} | {r['sklearn - SentEval']:+.{digits}f} |")
+                     f"{diff:+.{digits}f} | {theirs} | {ours} | {contrast:+.{digits}f} |")
     acc = [abs(r["difference"]) for r in summary["rows"] if r["metric"] in ("acc", "f1")]
     cor = [abs(r["difference"]) for r in summary["rows"] if r["metric"] not in ("acc", "f1")]
     skl = [abs(r["sklearn - SentEval"]) for r in summary["rows"] if r["metric"] in ("acc", "f1")]
