@@ -148,7 +148,6 @@ class _Groups:
         return _padded([self.train[g][perms[self.stream[g]]] for g in groups], pad)[0]
 
 
-
 def _padded(rows: list[np.ndarray], pad: int) -> tuple[np.ndarray, np.ndarray]:
     """Row lists as one ``(len(rows), longest)`` array padded with ``pad``, and their lengths."""
     lengths = np.array([len(r) for r in rows])
@@ -217,17 +216,14 @@ def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettin
     target = torch.cat([target, target.new_zeros(1, c)]).to(dev)
 
     groups = _Groups(specs, settings)
-    k = groups.size  # models per group; a group with fewer carries unused slots
-    slot = np.full((len(groups), k), -1)  # (group, slot) -> model, -1 if unused
-    for g, members in enumerate(groups.members):
-        slot[g, :len(members)] = members
+    k = groups.size  # models per group; a group with fewer carries unused slots (no decay, never read)
     w0, b0 = _initial_linear(d, c, settings.seed)
     # working tensors, one row per group still training: weights (G, K * C, d + 1) -- classes before features,
     # so that the softmax runs over a dimension that is not the innermost one (fast for 2 or 3 classes)
     w = torch.cat([w0, b0[:, None]], 1).to(dev).repeat(len(groups), k, 1)
     m1, m2 = torch.zeros_like(w), torch.zeros_like(w)
-    decay = torch.tensor([[specs[m].l2 if m >= 0 else 0.0 for m in row] for row in slot], dtype=torch.float32,
-                         device=dev).view(len(groups), k, 1, 1)
+    decay = torch.tensor([[specs[m].l2 for m in members] + [0.0] * (k - len(members)) for members in groups.members],
+                         dtype=torch.float32, device=dev).view(len(groups), k, 1, 1)
     steps = np.zeros(len(groups))  # Adam's t, per group (a group without rows in a minibatch does not step)
     live = list(range(len(groups)))  # the groups still training, in the order of the working tensors
     best_w = torch.zeros(len(specs), c, d + 1, device=dev)

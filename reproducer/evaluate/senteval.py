@@ -18,7 +18,8 @@ calls comparable to the literature: ``usepytorch=True, kfold=10`` and a logistic
   rounds of 50 epochs with early stopping on dev Pearson (tenacity 3, at most 1000 epochs); the prediction is
   the expected score.
 - **Order**: SentEval sorts each split by sentence length (then label) before anything else, and its folds are
-  drawn on that order; :func:`senteval_order` does the same, so the folds are SentEval's folds.
+  drawn on that order; the tasks sort their records the same way (``senteval_order``), so the folds are
+  SentEval's folds.
 
 Every (fold x L2 value) model of a task is one member of a single batched linear model
 (:mod:`reproducer.evaluate.linear_batch`), so a task costs one training loop instead of hundreds.
@@ -26,7 +27,6 @@ Every (fold x L2 value) model of a task is one member of a single batched linear
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from sklearn.metrics import f1_score
@@ -43,15 +43,10 @@ def _check_features(*arrays: np.ndarray) -> None:
             raise ReproducerError(f"Features must be a non-empty (n, d) array, got shape {x.shape}.")
         if not np.all(np.isfinite(x)):
             raise ReproducerError("Features contain NaN or infinite values: check the encoder's output.")
-    stacked = np.concatenate(arrays)
-    if np.all(stacked.std(axis=0) == 0):
+    first = arrays[0][0]
+    if all(np.all(x == first) for x in arrays):  # zero variance in every column, without copying the features
         raise ReproducerError("Every feature has zero variance (all sentence vectors identical): "
                               "the encoder returned a constant; nothing can be learned from it.")
-
-
-def senteval_order(records: Sequence, key) -> list:
-    """``records`` sorted as SentEval sorts a split before encoding it (stable; ``key`` e.g. (length, label))."""
-    return sorted(records, key=key)
 
 
 @dataclass(frozen=True)
@@ -84,7 +79,7 @@ class SentEvalConfig:
         specs, where = [], {}
         for o, (train, _) in enumerate(outer):
             for r, l2 in enumerate(self.l2):
-                for i, (a, b) in enumerate(inner_cv.split(x[train], y[train])):
+                for i, (a, b) in enumerate(inner_cv.split(train, y[train])):  # only the count and labels matter
                     where[o, r, i] = len(specs)
                     specs.append(LinearSpec(train[a], train[b], l2))
                 where[o, r, "final"] = len(specs)

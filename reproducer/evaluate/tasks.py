@@ -83,7 +83,7 @@ def _ordered(records, config: EvalConfig, *texts: str, label: str = "label", cla
     def key(r):
         value = getattr(r, label)
         return (*(_length(getattr(r, f)) for f in texts), ids.get(value, -1) if classes else value)
-    return S.senteval_order(records, key=key)
+    return sorted(records, key=key)  # stable, as Python's sort in SentEval
 
 
 def _single_cv(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
