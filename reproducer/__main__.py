@@ -119,19 +119,20 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     from reproducer.evaluate import TASKS, evaluate, resolve_tasks
 
     tasks = resolve_tasks(args.tasks)  # fail on a bad task name before loading the encoder
-    if args.encoder.endswith(".pt") or "/" in args.encoder:  # a trained encoder saved with TokenEncoder.save
-        from reproducer.encoders.trained import load_encoder
+    if args.encoder.endswith(".pt") or "/" in args.encoder:  # a trained encoder saved with its save() method
+        from reproducer.encoders.bundles import load_encoder
 
-        encoder = load_encoder(args.encoder, device=args.device, pooling=args.pooling, view=args.view,
-                               normalize_halves=args.normalize_halves)
-        if args.expand and not hasattr(encoder, "expanded"):
+        options = {"pooling": args.pooling, "view": args.view, "normalize_halves": args.normalize_halves or None}
+        encoder = load_encoder(args.encoder, device=args.device, **{k: v for k, v in options.items() if v is not None})
+        if args.expand and not getattr(encoder, "expandable", hasattr(encoder, "expanded")):
             raise ReproducerError(f"{encoder.name} reads fixed pre-trained word vectors: it needs no --expand.")
         if args.expand:
             from reproducer.data.vectors import load_glove, train_word2vec
 
-            encoder, report = encoder.expanded(train_word2vec() if args.expand == "word2vec" else load_glove())
-            print(f"vocabulary expansion with {args.expand}: fitted on {report.shared:,} shared words "
-                  f"(R² {report.r2:.3f}), {report.added:,} words added")
+            encoder, reports = encoder.expanded(train_word2vec() if args.expand == "word2vec" else load_glove())
+            for report in reports if isinstance(reports, list) else [reports]:
+                print(f"vocabulary expansion with {args.expand}: fitted on {report.shared:,} shared words "
+                      f"(R² {report.r2:.3f}), {report.added:,} words added")
     elif args.expand:
         raise ReproducerError("--expand applies to a trained encoder file, not to a baseline.")
     else:
@@ -197,12 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = groups.add_parser("evaluate", help="evaluate an encoder on the SentEval-equivalent tasks")
     p.add_argument("--encoder", required=True,
                    help="glove-bow, sif-glove, word2vec-bow, minilm, random-4800, or the path of a trained "
-                        "encoder (.pt, written by TokenEncoder.save)")
+                        "encoder (.pt, written by an encoder's save(): every trained model of the book)")
     p.add_argument("--expand", choices=["word2vec", "glove"],
                    help="vocabulary expansion of a trained encoder (Kiros et al. 2015, 3.1)")
-    p.add_argument("--pooling", default="unsupervised", choices=["unsupervised", "supervised"],
+    p.add_argument("--pooling", default=None, choices=["unsupervised", "supervised"],
                    help="consensus-maximisation encoders: Tang & de Sa's pooling rule (Table 2)")
-    p.add_argument("--view", default="ensemble",
+    p.add_argument("--view", default=None,
                    help="consensus-maximisation encoders: f, g (or f1, g2, ...) or ensemble (default)")
     p.add_argument("--normalize-halves", action="store_true",
                    help="mean-max autoencoders: L2-normalise z_max and z_mean separately (the authors' evaluation)")

@@ -47,7 +47,8 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
     from reproducer.data.batches import ContiguousSampler, SentenceSampler, TokenizedCorpus, TripleSampler
     from reproducer.data.corpus import CorpusConfig, load_corpus
     from reproducer.data.vocab import Vocabulary
-    from reproducer.encoders.attention import AAEConfig, MeanMaxAAE
+    from reproducer.encoders.attention import AAEConfig
+    from reproducer.objectives.autoencoder import MeanMaxAAE
     from reproducer.encoders.recurrent import RecurrentConfig
     from reproducer.objectives.quick_thought import QuickThought
     from reproducer.objectives.skip_thought import SkipThought, SkipThoughtConfig

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -38,6 +38,12 @@ def results_root() -> Path:
     if (_CHECKOUT / "pyproject.toml").is_file():
         return _CHECKOUT / "results"
     return Path.cwd() / "results"
+
+
+def slug(name: str) -> str:
+    """The one rule from a model's name to its file names: spaces become ``_``, brackets are dropped
+    (``"combine-skip (no expansion)"`` → ``combine-skip_no_expansion``, ``"MC-QT 400d"`` → ``MC-QT_400d``)."""
+    return name.replace("(", "").replace(")", "").replace(" ", "_")
 
 
 def check_preset(preset: str) -> str:
@@ -65,6 +71,7 @@ class NotebookRun:
     preset: str
     seed: int = 0
     retrain: bool = False
+    _models: dict = field(default_factory=dict, repr=False)
 
     @property
     def dir(self) -> Path:
@@ -105,6 +112,48 @@ class NotebookRun:
         path = self.path(f"{name}.json")
         write_json(path, obj)
         return path
+
+    def earlier(self, chapter: str, name: str) -> Any:
+        """``results/<chapter>/<this preset>/<name>.json`` of an earlier chapter (e.g. ``run.earlier("01_skip_thoughts",
+        f"eval_{slug('combine-skip')}")``), with a clear error when that chapter has not been run at this preset."""
+        path = results_root() / chapter / self.preset / f"{name}.json"
+        if not path.is_file():
+            raise ReproducerError(f"{path} is missing: run notebooks/{chapter}.ipynb at preset {self.preset!r} first.")
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def bundle_path(self, name: str) -> Path:
+        """Where model ``name``'s encoder bundle is saved (``checkpoints/<slug>.encoder.pt``, git-ignored)."""
+        return self.path(f"checkpoints/{slug(name)}.encoder.pt")
+
+    def model(self, name: str, fit: Callable[[Path], Any]):
+        """Train-or-reload one model: this kernel's trained model if there is one; else ``fit(checkpoint)`` — which
+        trains, resuming from ``checkpoint`` (deleted first with ``retrain``) — whose encoder bundle is then saved
+        for ``python -m reproducer evaluate --encoder``. Returns what ``fit`` returned (a
+        :class:`~reproducer.train.Fitted`). Cached results of a model are read with :meth:`json`, so a re-executed
+        notebook trains nothing; :meth:`has_model` says whether its encoder can be had without training."""
+        if name not in self._models:
+            state = self.path(f"checkpoints/{slug(name)}.train.pt")
+            if self.retrain:
+                state.unlink(missing_ok=True)
+            fitted = fit(state)
+            fitted.encoder.save(self.bundle_path(name))
+            self._models[name] = fitted
+        return self._models[name]
+
+    def encoder(self, name: str):
+        """The trained encoder of model ``name``: this kernel's, else its saved bundle; ``None`` if neither exists
+        (then only training makes it)."""
+        if name in self._models:
+            return self._models[name].encoder
+        if self.bundle_path(name).is_file():
+            from reproducer.encoders.bundles import load_encoder
+
+            return load_encoder(self.bundle_path(name))
+        return None
+
+    def has_model(self, *names: str) -> bool:
+        """Whether every named model's encoder is available without training (trained here, or a saved bundle)."""
+        return all(n in self._models or self.bundle_path(n).is_file() for n in names)
 
     def save_figure(self, fig, name: str) -> Path:
         """Also keep a figure as ``<name>.png`` next to the numbers it shows."""

@@ -1,4 +1,5 @@
-"""One trainer for every model of the book: Adam (or AdaGrad), gradient-norm clipping, a step and/or time budget,
+"""The training contract of every model of the book: one preset base class (:class:`Preset`), one trainer and one
+result type (:class:`Fitted`). The trainer: Adam (or AdaGrad), gradient-norm clipping, a step and/or time budget,
 checkpoints with exact resume, and periodic evaluation logged as (seconds, step, scores).
 
 The model is any ``nn.Module`` whose ``forward(batch)`` returns the scalar loss; ``batches(step)`` must
@@ -9,7 +10,7 @@ replays exactly the batches an uninterrupted run would have seen. The clock coun
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,7 +19,7 @@ from tqdm.auto import tqdm
 
 from reproducer.errors import ReproducerError
 from reproducer.io import atomic_path
-from reproducer.runtime import default_device, keep_freed_memory, seed_everything
+from reproducer.runtime import default_device, inference, keep_freed_memory, seed_everything
 
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
@@ -45,12 +46,38 @@ class TrainConfig:
         if self.optimizer not in OPTIMIZERS:
             raise ReproducerError(f"Unknown optimizer {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}.")
 
-    @classmethod
-    def from_preset(cls, preset, seed: int = 0) -> "TrainConfig":
-        """The optimiser and budget fields of a model preset (:mod:`reproducer.presets`)."""
-        return cls(lr=preset.lr, clip=preset.clip, optimizer=getattr(preset, "optimizer", "adam"),
-                   max_steps=preset.max_steps, max_seconds=preset.max_seconds, eval_every=preset.eval_every,
-                   eval_steps=getattr(preset, "eval_steps", None), seed=seed)
+
+@dataclass(frozen=True, kw_only=True)
+class Preset:
+    """Optimiser, budget and evaluation of one training run. Training stops at ``max_steps`` or ``max_seconds``,
+    whichever comes first; the training curve is evaluated every ``eval_every`` training seconds or every
+    ``eval_steps`` steps; the chapter's tables use the ``eval_config`` protocol."""
+
+    name: str  # the scale: smoke | default | paper
+    lr: float = 1e-3
+    clip: float = 10.0  # gradient-norm clipping
+    optimizer: str = "adam"  # "adam" | "adagrad"
+    max_seconds: float | None = None
+    max_steps: int | None = None
+    eval_every: float | None = None  # training seconds between the curve's evaluations
+    eval_steps: int | None = None  # or steps between them (runs of different speeds compared step by step)
+    eval_config: str = "prototype"  # evaluation protocol of the tables: prototype | sklearn | paper
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def train_config(self, seed: int = 0) -> TrainConfig:
+        """The :class:`TrainConfig` of these optimiser and budget fields."""
+        return TrainConfig(lr=self.lr, clip=self.clip, optimizer=self.optimizer, max_steps=self.max_steps,
+                           max_seconds=self.max_seconds, eval_every=self.eval_every, eval_steps=self.eval_steps,
+                           seed=seed)
+
+    def with_overrides(self, **overrides) -> "Preset":
+        """A copy with some fields replaced; ``None`` values are ignored, unknown fields raise."""
+        unknown = set(overrides) - {f.name for f in fields(self)}
+        if unknown:
+            raise ReproducerError(f"Unknown {type(self).__name__} settings {sorted(unknown)}.")
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 
 @dataclass
@@ -79,12 +106,12 @@ def _save(path: Path, model, optimizer, log: TrainLog, config: TrainConfig) -> N
 
 
 def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainConfig, *,
-          checkpoint: str | Path | None = None, evaluate: Callable[[], dict[str, float]] | None = None,
+          checkpoint: str | Path | None = None, evaluate: Callable[[int], dict[str, float]] | None = None,
           device=None, progress: bool = True, desc: str = "train") -> TrainLog:
     """Train ``model`` on ``batches(step)`` under ``config``; resume from ``checkpoint`` when it exists.
 
-    ``evaluate()`` (called with the model in eval mode) returns scores logged with the step and the
-    training seconds so far, every ``eval_every`` seconds and at the end.
+    ``evaluate(step)`` (called with the model in eval mode, after ``step`` finished steps) returns scores logged with
+    the step and the training seconds so far, every ``eval_every`` seconds or ``eval_steps`` steps, and at the end.
     """
     device = default_device(device)
     seed_everything(config.seed)
@@ -107,10 +134,8 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     def run_eval() -> None:
         if evaluate is None:
             return
-        model.eval()
-        with torch.no_grad():
-            scores = evaluate()
-        model.train()
+        with inference(model):
+            scores = evaluate(log.step)
         log.evals.append({"step": log.step, "seconds": log.seconds, **scores})
 
     bar = tqdm(total=config.max_steps, initial=log.step, desc=desc, unit="step", disable=not progress)
@@ -147,3 +172,43 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     if path:
         _save(path, model, optimizer, log, config)
     return log
+
+
+@dataclass
+class TrainingData:
+    """What a family trains on; each family reads the fields it needs (see :mod:`reproducer.models`).
+
+    ``tokenized``: a :class:`~reproducer.data.batches.TokenizedCorpus` of ids of ``vocab``; ``vectors``: fixed word
+    vectors, row ``i`` for word ``i`` of ``vocab`` (consensus, autoencoders), or the
+    :class:`~reproducer.data.vectors.WordVectors` that initialise a paraphrastic model; ``pairs``: paraphrase pairs;
+    ``pretrained``: MC-QT's ``(big vocabulary, rows)`` with ``tokenized`` as ids of the big vocabulary."""
+
+    tokenized: Any = None
+    vocab: Any = None
+    vectors: Any = None
+    pairs: Any = None
+    pretrained: Any = None
+
+
+@dataclass
+class Fitted:
+    """What every family's ``fit`` returns: the test-time ``encoder`` (``encode(sentences)``), the trained ``module``
+    (decoders, heads, temperature and all) and the training ``log``."""
+
+    encoder: Any
+    module: torch.nn.Module
+    log: TrainLog | None = None
+
+
+def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], preset, *, name: str,
+               checkpoint=None, evaluate: Callable[[Fitted, int], dict] | None = None, seed: int = 0, device=None,
+               progress: bool = True) -> Fitted:
+    """The training contract of every family: ``module`` (whose ``forward(batch)`` is the paper's loss) trained on
+    ``batches`` under a :class:`~reproducer.presets.Preset`; ``evaluate(fitted, step)`` scores the test-time
+    ``encoder`` (or the module) at the preset's evaluation points. ``module`` and ``encoder`` are already on
+    ``device``."""
+    fitted = Fitted(encoder, module)
+    fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
+                       progress=progress, desc=name,
+                       evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
+    return fitted

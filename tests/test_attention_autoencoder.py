@@ -7,9 +7,9 @@ import torch
 import torch.nn.functional as F
 
 from reproducer.data.batches import pad
-from reproducer.encoders.attention import (AAEConfig, MeanMaxAAE, MultiHeadAttention, reconstruction_loss,
-                                           sinusoidal_positions)
+from reproducer.encoders.attention import AAEConfig, MultiHeadAttention, sinusoidal_positions
 from reproducer.errors import ReproducerError
+from reproducer.objectives.autoencoder import MeanMaxAAE, reconstruction_loss
 
 V_IN, W = 40, 6
 
@@ -192,9 +192,10 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     from reproducer.data.batches import TokenizedCorpus
     from reproducer.data.vocab import SPECIALS, Vocabulary
     from reproducer.encoders.channels import pretrained_channel
-    from reproducer.encoders.trained import load_encoder
-    from reproducer.objectives.autoencoder import fit_autoencoder, save_autoencoder, sentence_encoder
-    from reproducer.presets import autoencoder_preset
+    from reproducer.encoders.bundles import load_encoder
+    from reproducer.objectives.autoencoder import fit_autoencoder, sentence_encoder
+    from reproducer.presets import preset as named_preset
+    from reproducer.train import TrainingData
 
     corpus = books(sizes=(20, 15))
     small_vocab = Vocabulary.build(corpus.sentences, max_size=12)
@@ -207,12 +208,13 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
 
     vocab, table = pretrained_channel(small_vocab, Vectors)
     assert vocab.itos[:len(small_vocab)] == small_vocab.itos and len(vocab) > len(small_vocab)
-    preset = autoencoder_preset("smoke", vocab_size=len(small_vocab), d_model=8, d_ff=16, heads=2, batch_size=8,
+    preset = named_preset("autoencoder", "smoke", vocab_size=len(small_vocab), d_model=8, d_ff=16, heads=2, batch_size=8,
                                 min_tokens=3, max_steps=30, lr=1e-2)
     evals = []
-    encoder, model, log = fit_autoencoder(variant, preset, TokenizedCorpus.from_corpus(corpus, vocab), vocab, table,
-                                          progress=False, evaluate=lambda m, e: evals.append(e.dim) or {"dim": e.dim})
-    assert log.losses[-1]["loss"] < log.losses[0]["loss"] and evals == [encoder.dim] * 3  # steps 10, 20, 30
+    fitted = fit_autoencoder(variant, preset, TrainingData(TokenizedCorpus.from_corpus(corpus, vocab), vocab, table),
+                             progress=False, evaluate=lambda f, step: evals.append((f.encoder.dim, step)) or {"dim": 1})
+    encoder, model, log = fitted.encoder, fitted.module, fitted.log
+    assert log.losses[-1]["loss"] < log.losses[0]["loss"] and evals == [(encoder.dim, s) for s in (10, 20, 30)]
     assert [e["step"] for e in log.evals] == [10, 20, 30]
     sentences = corpus.sentences[:5]
     x = encoder.encode(sentences)
@@ -226,7 +228,7 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     halves = sentence_encoder(model, vocab, "normalised", normalize_halves=True).encode(sentences)
     np.testing.assert_allclose(np.linalg.norm(halves.reshape(5, k, 8), axis=-1), 1.0, atol=1e-5)
     path = tmp_path / "aae.encoder.pt"
-    save_autoencoder(model, vocab, path, variant)
+    encoder.save(path)
     np.testing.assert_allclose(load_encoder(path).encode(sentences), x, atol=1e-5)
     np.testing.assert_allclose(load_encoder(path, normalize_halves=True).encode(sentences), halves, atol=1e-5)
     if variant == "mean-max AAE":  # the command line reads the bundle too

@@ -7,8 +7,11 @@ from reproducer.report.benchmarks import REPORTED_BY, benchmark_table, sample_re
 
 def test_every_task_says_who_reports_it():
     assert set(REPORTED_BY) == set(TASKS)
-    assert "Wieting 2016" in REPORTED_BY["PPDB"] and REPORTED_BY["STSB-R"] == ("Tang 2019",)
-    assert REPORTED_BY["SICK-cos"] == ("Wieting 2016", "Tang 2019")
+    assert "wieting2016" in REPORTED_BY["PPDB"] and REPORTED_BY["STSB-R"] == ("tang2019",)
+    assert REPORTED_BY["SICK-cos"] == ("wieting2016", "tang2019")
+    from reproducer.models import PAPERS
+
+    assert {p for papers in REPORTED_BY.values() for p in papers} <= set(PAPERS)  # the keys of published.csv
 
 
 def test_split_sizes():

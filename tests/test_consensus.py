@@ -9,13 +9,14 @@ import torch.nn.functional as F
 
 from reproducer.data.batches import ContiguousSampler, TokenizedCorpus, pad
 from reproducer.data.vocab import SPECIALS, Vocabulary
-from reproducer.encoders.multiview import (LinearView, ViewEncoder, fixed_embedding, pool, recurrent_view,
-                                           remove_top_component, top_component)
+from reproducer.encoders.layers import fixed_embedding, pool, remove_top_component, top_component
+from reproducer.encoders.multiview import LinearView, ViewEncoder, recurrent_view
 from reproducer.errors import ReproducerError
 from reproducer.objectives.consensus import (VARIANTS, Consensus, Temperature, Variant, agreement, consensus_loss,
-                                             fit_consensus, save_consensus, view_encoders)
-from reproducer.objectives.quick_thought import context_targets
-from reproducer.presets import consensus_preset
+                                             fit_consensus)
+from reproducer.objectives.context import context_targets
+from reproducer.presets import preset
+from reproducer.train import TrainingData
 
 
 def known_matrix(seed=0, n=50, d=6):
@@ -175,15 +176,17 @@ def test_context_pairs_never_cross_a_book_boundary(books):
 
 def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path, books):
     corpus, vocab, vectors, tokenized = small_setup(books)
-    preset = consensus_preset("smoke", dim=8, batch_size=9, max_steps=60, eval_steps=30, lr=1e-2)
+    settings = preset("consensus", "smoke", dim=8, batch_size=9, max_steps=60, eval_steps=30, lr=1e-2)
     calls = []
-    model, log = fit_consensus("MV", preset, tokenized, vocab, vectors, progress=False,
-                               evaluate=lambda m, step: calls.append((m.training, step)) or {"tau": float(m.temperature.tau)})
+    fitted = fit_consensus("MV", settings, TrainingData(tokenized, vocab, vectors), progress=False,
+                           evaluate=lambda f, step: calls.append((f.module.training, step))
+                           or {"tau": float(f.module.temperature.tau)})
+    model, log = fitted.module, fitted.log
     assert log.losses[-1]["loss"] < 0.7 * log.losses[0]["loss"]
     assert [e["step"] for e in log.evals] == [30, 60] and calls == [(False, 30), (False, 60)]
     caches = {}
-    unsup = view_encoders(model, vocab, "unsupervised", caches=caches)
-    sup = view_encoders(model, vocab, "supervised", caches=caches)
+    unsup = fitted.encoder.encoders("unsupervised", caches=caches)
+    sup = fitted.encoder.encoders("supervised", caches=caches)
     sentences = corpus.sentences[:12]
     x = unsup["f"].encode(sentences)
     assert x.shape == (12, 8) and np.allclose(np.linalg.norm(x, axis=1), 1, atol=1e-5)
@@ -197,10 +200,11 @@ def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path, books):
     expected = F.normalize(torch.from_numpy(raw) - (torch.from_numpy(raw) @ u)[:, None] * u, dim=1).numpy()
     np.testing.assert_allclose(x, expected, atol=1e-5)
     # the bundle: python -m reproducer evaluate --encoder path [--pooling] [--view]
-    from reproducer.encoders.trained import load_encoder
+    from reproducer.encoders.bundles import load_encoder
 
+    np.testing.assert_allclose(fitted.encoder.encode(sentences), unsup["ensemble"].encode(sentences), atol=1e-6)
     path = tmp_path / "MV.encoder.pt"
-    save_consensus(model, vocab, path, "MV")
+    fitted.encoder.save(path)
     np.testing.assert_allclose(load_encoder(path, view="f").encode(sentences), x, atol=1e-6)
     np.testing.assert_allclose(load_encoder(path, pooling="supervised").encode(sentences),
                                sup["ensemble"].encode(sentences), atol=1e-6)
@@ -210,11 +214,11 @@ def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path, books):
 
 def test_unknown_variant_and_mismatched_vectors_are_refused(books):
     corpus, vocab, vectors, tokenized = small_setup(books)
-    preset = consensus_preset("smoke", dim=8, batch_size=9, max_steps=1)
+    settings = preset("consensus", "smoke", dim=8, batch_size=9, max_steps=1)
     with pytest.raises(ReproducerError, match="Unknown consensus variant"):
-        fit_consensus("tri-view", preset, tokenized, vocab, vectors, progress=False)
+        fit_consensus("tri-view", settings, TrainingData(tokenized, vocab, vectors), progress=False)
     with pytest.raises(ReproducerError, match="word vectors for a vocabulary"):
-        fit_consensus("MV", preset, tokenized, vocab, vectors[:-1], progress=False)
+        fit_consensus("MV", settings, TrainingData(tokenized, vocab, vectors[:-1]), progress=False)
     assert Vocabulary(list(SPECIALS)).pad_id == 0
 
 
@@ -224,10 +228,10 @@ def test_the_command_line_evaluates_a_bundle_with_either_pooling(tmp_path, books
     from reproducer.__main__ import main as cli
 
     corpus, vocab, vectors, tokenized = small_setup(books)
-    model, _ = fit_consensus("MV", consensus_preset("smoke", dim=8, batch_size=9, max_steps=2), tokenized, vocab,
-                             vectors, progress=False)
+    fitted = fit_consensus("MV", preset("consensus", "smoke", dim=8, batch_size=9, max_steps=2),
+                           TrainingData(tokenized, vocab, vectors), progress=False)
     path = tmp_path / "MV.encoder.pt"
-    save_consensus(model, vocab, path, "MV")
+    fitted.encoder.save(path)
     out = tmp_path / "out.json"
     assert cli(["evaluate", "--encoder", str(path), "--pooling", "supervised", "--view", "g", "--tasks", "SICK-cos",
                 "--device", "cpu", "--quiet", "--json", str(out)]) == 0

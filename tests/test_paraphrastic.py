@@ -300,13 +300,14 @@ def test_a_few_training_steps_reduce_the_loss(name, mode):
     assert log.losses[-1]["loss"] < log.losses[0]["loss"]
 
 
-@pytest.mark.parametrize("kind", ["PP", "LSTM"])
+@pytest.mark.parametrize("kind", ["PP", "LSTM (o.g.)"])
 def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
     from reproducer.data.pairs import TrainingPair
     from reproducer.data.vectors import WordVectors
-    from reproducer.encoders.trained import load_encoder
+    from reproducer.encoders.bundles import load_encoder
     from reproducer.objectives.paraphrase import fit_paraphrastic, initial_vocabulary
-    from reproducer.presets import paraphrastic_preset
+    from reproducer.presets import preset
+    from reproducer.train import TrainingData
 
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(30)]
@@ -315,9 +316,10 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
     vocab, table = initial_vocabulary(vectors, pairs)
     assert vocab.itos[4:34] == words and "new3" in vocab.stoi
     np.testing.assert_array_equal(table[vocab.stoi["w7"]], vectors["w7"])
-    preset = paraphrastic_preset("smoke", batch_size=5, max_steps=6)
-    encoder, log = fit_paraphrastic(kind, preset, pairs, vectors, progress=False,
-                                    evaluate=lambda e: {"dim": float(e.encode(["w1 w2"]).shape[1])})
+    settings = preset("paraphrastic", "smoke", batch_size=5, max_steps=6)
+    fitted = fit_paraphrastic(kind, settings, TrainingData(pairs=pairs, vectors=vectors), progress=False,
+                              evaluate=lambda f, step: {"dim": float(f.encoder.encode(["w1 w2"]).shape[1])})
+    encoder, log = fitted.encoder, fitted.log
     assert log.step == 6 and log.evals[-1]["dim"] == 6
     assert not np.allclose(encoder.module.embed.weight.detach().numpy()[vocab.stoi["w7"]], vectors["w7"])  # trained
     encoder.save(tmp_path / "m.pt")
@@ -330,10 +332,14 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
 
 def test_train_config_knows_adagrad():
     from reproducer.errors import ReproducerError
-    from reproducer.presets import paraphrastic_preset
+    from reproducer.presets import preset
     from reproducer.train import TrainConfig
 
-    assert TrainConfig.from_preset(paraphrastic_preset("default")).optimizer == "adagrad"
+    assert preset("paraphrastic", "default").train_config().optimizer == "adagrad"
+    with pytest.raises(ReproducerError, match="Unknown paraphrastic model"):
+        from reproducer.objectives.paraphrase import fit_paraphrastic
+
+        fit_paraphrastic("GRU", preset("paraphrastic", "smoke"), None)
     with pytest.raises(ReproducerError, match="Unknown optimizer"):
         TrainConfig(max_steps=1, optimizer="sgd")
 

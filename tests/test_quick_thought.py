@@ -187,14 +187,15 @@ def test_xavier_init_sets_gate_biases_to_one(single_bias):
 
 
 @pytest.mark.parametrize("variant", ["uni-QT", "bi-QT", "BoW-QT", "MC-QT"])
-def test_every_variant_trains_and_encodes(variant, books):
+def test_every_variant_trains_and_encodes(variant, books, tmp_path):
     from reproducer.encoders.channels import pretrained_channel_vocabulary
     from reproducer.objectives.quick_thought import fit_quick_thought
-    from reproducer.presets import quick_thought_preset
+    from reproducer.presets import preset as named_preset
+    from reproducer.train import TrainingData
 
     corpus = books(sizes=(12, 9, 15))
     vocab = Vocabulary.build(corpus.sentences, max_size=12)  # small: some words are <unk> for the tuned channel
-    preset = quick_thought_preset("smoke", batch_size=6, max_steps=4)
+    preset = named_preset("quick-thought", "smoke", batch_size=6, max_steps=4)
     pretrained = None
     ids_vocab = vocab
     if variant == "MC-QT":
@@ -202,21 +203,29 @@ def test_every_variant_trains_and_encodes(variant, books):
         vectors = np.random.default_rng(0).normal(size=(len(ids_vocab), 10)).astype(np.float32)
         pretrained = (ids_vocab, vectors)
     tokenized = TokenizedCorpus.from_corpus(corpus, ids_vocab)
-    encoder, log = fit_quick_thought(variant, preset, tokenized, vocab, pretrained=pretrained, progress=False,
-                                     evaluate=lambda e: {"dim": float(e.encode(["w1 w2 x0"]).shape[1])})
+    fitted = fit_quick_thought(variant, preset, TrainingData(tokenized, vocab, pretrained=pretrained), progress=False,
+                               evaluate=lambda f, step: {"dim": float(f.encoder.encode(["w1 w2 x0"]).shape[1])})
+    encoder, log = fitted.encoder, fitted.log
     assert log.step == 4 and np.isfinite(log.losses[-1]["loss"])
     expected = {"uni-QT": 2 * 16, "bi-QT": 2 * 16, "BoW-QT": 2 * 32, "MC-QT": 2 * 32}[variant]
     assert encoder.encode(["w1 w2 x0", "w3"]).shape == (2, expected) and log.evals[-1]["dim"] == expected
+    # [f; g] is saved as one bundle and loads as the same encoder (MC-QT's two channels included)
+    from reproducer.encoders.bundles import load_encoder
+
+    path = encoder.save(tmp_path / "qt.encoder.pt")
+    np.testing.assert_allclose(load_encoder(path, device="cpu").encode(["w1 w2 x0", "w3"]),
+                               encoder.encode(["w1 w2 x0", "w3"]), atol=1e-5)
 
 
 def test_qt_presets():
-    from reproducer.presets import QUICK_THOUGHT, quick_thought_preset
+    from reproducer.objectives.quick_thought import PRESETS as QUICK_THOUGHT
+    from reproducer.presets import preset
 
     paper = QUICK_THOUGHT["paper"]
     assert (paper.batch_size, paper.lr, 2 * paper.hidden, 4 * paper.bi_hidden) == (400, 5e-4, 2400, 2400)
-    assert quick_thought_preset("default", max_seconds=30).max_seconds == 30
-    with pytest.raises(ReproducerError, match="Unknown Quick-Thoughts settings"):
-        quick_thought_preset("default", softmax=1)
+    assert preset("quick-thought", "default", max_seconds=30).max_seconds == 30
+    with pytest.raises(ReproducerError, match="Unknown QuickThoughtPreset settings"):
+        preset("quick-thought", "default", softmax=1)
     from reproducer.objectives.quick_thought import build_quick_thought
 
     with pytest.raises(ReproducerError, match="MC-QT needs pre-trained"):

@@ -145,8 +145,8 @@ def test_time_budget_and_evaluation_log(toy):
     sampler = TripleSampler(tok, vocab, batch_size=2)
     calls = []
 
-    def evaluate():
-        calls.append(1)
+    def evaluate(step):
+        calls.append(step)
         return {"score": float(len(calls))}
 
     # a budget of seconds, not a handful of steps: a first step slowed by a busy machine must leave room for more
@@ -155,6 +155,7 @@ def test_time_budget_and_evaluation_log(toy):
     assert 2.0 <= log.seconds < 8 and log.examples == 2 * log.step
     assert len(log.evals) >= 3 and all({"step", "seconds", "score"} <= set(e) for e in log.evals)
     assert [e["seconds"] for e in log.evals] == sorted(e["seconds"] for e in log.evals)
+    assert calls == [e["step"] for e in log.evals]  # train() passes the finished steps to the callback
 
 
 def test_a_nan_loss_is_an_error(toy):
@@ -187,18 +188,21 @@ def test_sampled_softmax_candidates_cover_the_targets_and_equal_the_full_loss_wh
 
 
 def test_presets_name_the_paper_sizes_and_take_overrides():
-    from reproducer.presets import SKIP_THOUGHT, skip_thought_preset
+    from reproducer.objectives.skip_thought import PRESETS as SKIP_THOUGHT
+    from reproducer.presets import preset
 
     paper = SKIP_THOUGHT["paper"]
     assert (paper.vocab_size, paper.word_dim, paper.uni_hidden, 2 * paper.bi_hidden) == (20000, 620, 2400, 2400)
     assert paper.n_sampled == 0 and paper.batch_size == 128 and paper.clip == 10
     assert SKIP_THOUGHT["default"].max_seconds is not None and SKIP_THOUGHT["smoke"].max_steps is not None
-    assert skip_thought_preset("default", max_seconds=60, eval_config=None).max_seconds == 60
-    assert skip_thought_preset("default", eval_config=None).eval_config == "prototype"
+    assert preset("skip-thought", "default", max_seconds=60, eval_config=None).max_seconds == 60
+    assert preset("skip-thought", "default", eval_config=None).eval_config == "prototype"
     with pytest.raises(ReproducerError, match="Unknown preset"):
-        skip_thought_preset("huge")
-    with pytest.raises(ReproducerError, match="Unknown skip-thought settings"):
-        skip_thought_preset("smoke", hidden=3)
+        preset("skip-thought", "huge")
+    with pytest.raises(ReproducerError, match="Unknown SkipThoughtPreset settings"):
+        preset("skip-thought", "smoke", hidden=3)
+    with pytest.raises(ReproducerError, match="Unknown model family"):
+        preset("skip-thoughts", "smoke")
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])

@@ -8,7 +8,8 @@ import torch
 from reproducer.data.vectors import WordVectors
 from reproducer.data.vocab import SPECIALS, Vocabulary
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
-from reproducer.encoders.trained import ConcatEncoder, TokenEncoder, expand_embeddings, fit_linear_map, load_encoder
+from reproducer.encoders.bundles import load_encoder
+from reproducer.encoders.trained import ConcatEncoder, TokenEncoder, expand_embeddings, fit_linear_map
 from reproducer.errors import ReproducerError
 
 WORDS = ["the", "cat", "dog", "sat", "ran", "mat", "a", "on"]

@@ -28,6 +28,7 @@ from tqdm.auto import tqdm
 from reproducer.data.corpus import Corpus, CorpusConfig, build_corpus
 from reproducer.data.loaders import load_google_analogy
 from reproducer.data.registry import data_dir, require
+from reproducer.data.vocab import Vocabulary
 from reproducer.errors import ReproducerError
 from reproducer.io import atomic_path, write_json, write_text
 
@@ -207,3 +208,21 @@ def word_vector_sanity(vectors: WordVectors, restrict_vocab: int = 30000) -> dic
         out[f"{name}_spearman"] = float(spearman.statistic)
         out[f"{name}_oov_pct"] = float(oov)
     return out
+
+
+def pretrained_channel_vocabulary(vocab: Vocabulary, words: list[str]) -> Vocabulary:
+    """``vocab`` (trained words, most frequent first) followed by every other word of ``words``."""
+    return Vocabulary(vocab.itos + [w for w in words if w not in vocab.stoi])
+
+
+def pretrained_channel(vocab: Vocabulary, vectors) -> tuple[Vocabulary, np.ndarray]:
+    """The ``pretrained = (big_vocab, rows)`` of MC-QT from a trained-word ``vocab`` and
+    :class:`~reproducer.data.vectors.WordVectors`: the big vocabulary is ``vocab`` followed by every other
+    word of ``vectors``; row ``i`` is the vector of word ``i`` (zero for words without one, e.g. ``<s>``)."""
+    big = pretrained_channel_vocabulary(vocab, list(vectors.words))
+    found = [(i, vectors.index[w]) for i, w in enumerate(big.itos) if w in vectors.index]
+    rows = np.zeros((len(big), vectors.dim), dtype=np.float32)
+    if found:
+        ours, theirs = map(list, zip(*found))
+        rows[ours] = vectors.vectors[theirs]
+    return big, rows

@@ -9,7 +9,8 @@ pooling, and a decoder that attends over the two pooled vectors.
 - Encoder (Eq. 8-11): ``h = LN(FFN(ā) + ā)``, FFN = ``max(0, ā W1 + b1) W2 + b2`` of inner size ``d_f``.
 - Mean-max representation (Eq. 12-14): ``z = [max_t h_t ; mean_t h_t]`` over each sentence's own positions
   (:func:`~reproducer.encoders.multiview.pool`), ``2 d_m`` values.
-- Decoder (Eq. 15-20), teacher forcing on ``y = (<s>, w_1, ..., w_{n})``: causal self-attention without residual
+- Decoder (Eq. 15-20; :class:`~reproducer.objectives.autoencoder.MeanMaxDecoder`, with the loss and the whole model
+  in :mod:`reproducer.objectives.autoencoder`), teacher forcing on ``y = (<s>, w_1, ..., w_{n})``: causal self-attention without residual
   + LN; **mean-max attention** — queries the decoder states, keys and values the two vectors ``z_max`` and
   ``z_mean`` — with residual + LN; FFN with residual + LN; a softmax over the output vocabulary (Eq. 21).
 
@@ -38,7 +39,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from reproducer.encoders.multiview import fixed_embedding, pool
+from reproducer.encoders.bundles import build_module, module_spec, savable
+from reproducer.encoders.layers import fixed_embedding, pool
 from reproducer.errors import ReproducerError
 
 
@@ -142,7 +144,7 @@ class AAEConfig:
         return asdict(self)
 
 
-class _Inputs(nn.Module):
+class Inputs(nn.Module):
     """``x_t = e_t + p_t`` over fixed word vectors (Eq. 1), with dropout."""
 
     def __init__(self, embed: nn.Embedding, config: AAEConfig):
@@ -167,16 +169,35 @@ class _Inputs(nn.Module):
         return sinusoidal_positions(length, table.shape[1]).to(table)
 
 
-def _mask(ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+def token_mask(ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """``(B, T)``: True at each sentence's own positions, False on padding."""
     return torch.arange(ids.shape[1], device=ids.device)[None, :] < lengths.to(ids.device)[:, None]
 
 
-class MeanMaxEncoder(nn.Module):
+class _PooledEncoder(nn.Module):
+    """What the AAE and RAE encoders share: ``forward`` pools ``states`` (Eq. 12-14); saved as its config and the
+    size of its fixed word table."""
+
+    def spec(self) -> dict:
+        return {"config": {**self.config.to_dict(), "pooling": list(self.config.pooling)},
+                "words": self.embed.num_embeddings}
+
+    @classmethod
+    def from_spec(cls, spec: dict):
+        config = AAEConfig(**{**spec["config"], "pooling": tuple(spec["config"]["pooling"])})
+        return cls(fixed_embedding(torch.zeros(spec["words"], config.word_dim)), config)
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return pool(self.states(ids, lengths), lengths, None, self.config.pooling)
+
+
+@savable
+class MeanMaxEncoder(_PooledEncoder):
     """Eq. 8-14: ``(ids (B, T), lengths (B,))`` → ``z = [z_max; z_mean]`` ``(B, 2 d_m)``; padding never counts."""
 
     def __init__(self, embed: nn.Embedding, config: AAEConfig):
         super().__init__()
-        self.config, self.inputs = config, _Inputs(embed, config)
+        self.config, self.inputs = config, Inputs(embed, config)
         self.attention = MultiHeadAttention(config.word_dim, config.word_dim, config.d_model, config.heads, config.dropout)
         self.norm1, self.norm2 = nn.LayerNorm(config.d_model), nn.LayerNorm(config.d_model)
         self.ffn = FeedForward(config.d_model, config.d_ff)
@@ -189,15 +210,13 @@ class MeanMaxEncoder(nn.Module):
     def states(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """``h_t`` of Eq. 11, ``(B, T, d_m)``."""
         x = self.inputs(ids)
-        a, _ = self.attention(x, x, key_mask=_mask(ids, lengths))
+        a, _ = self.attention(x, x, key_mask=token_mask(ids, lengths))
         a = self.norm1(a)  # Eq. 9: no residual
         return self.norm2(self.ffn(a) + a)
 
-    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        return pool(self.states(ids, lengths), lengths, None, self.config.pooling)
 
-
-class LSTMEncoder(nn.Module):
+@savable
+class LSTMEncoder(_PooledEncoder):
     """The RAE encoder (Table 3): a BiLSTM of ``d_m / 2`` per direction over the fixed word vectors, its states
     pooled as the AAE's."""
 
@@ -213,92 +232,34 @@ class LSTMEncoder(nn.Module):
         out, _ = self.rnn(packed)
         return pad_packed_sequence(out, batch_first=True, total_length=ids.shape[1])[0]
 
-    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        return pool(self.states(ids, lengths), lengths, None, self.config.pooling)
 
+@savable
+class SentenceVector(nn.Module):
+    """An autoencoder's encoder as a ``(ids, lengths) -> z`` module for
+    :class:`~reproducer.encoders.trained.TokenEncoder`: appends ``</s>`` to every sentence (as in training), then
+    pools; with ``normalize_halves`` each pooled part is scaled to unit length, as the authors' evaluation code."""
 
-class MeanMaxDecoder(nn.Module):
-    """Eq. 15-21: decoder inputs ``(B, T)`` and ``z (B, 2 d_m)`` → logits ``(B, T, V)`` and the mean-max attention
-    weights ``(B, heads, T, 2)`` (key 0 is ``z_max``, key 1 ``z_mean``)."""
-
-    def __init__(self, embed: nn.Embedding, config: AAEConfig):
+    def __init__(self, encoder: nn.Module, eos_id: int = 3, normalize_halves: bool = False):
         super().__init__()
-        m = config.d_model
-        self.config, self.inputs = config, _Inputs(embed, config)
-        self.self_attention = MultiHeadAttention(config.word_dim, config.word_dim, m, config.heads, config.dropout)
-        self.meanmax_attention = MultiHeadAttention(m, m, m, config.heads, config.dropout)
-        self.norm1, self.norm2, self.norm3 = nn.LayerNorm(m), nn.LayerNorm(m), nn.LayerNorm(m)
-        self.ffn = FeedForward(m, config.d_ff)
-        self.project = nn.Linear(m, config.vocab_size)
+        self.encoder, self.eos_id, self.normalize_halves = encoder, eos_id, normalize_halves
+        self.parts = len(encoder.config.pooling)
+        self.output_dim = encoder.output_dim
 
     @property
     def embed(self) -> nn.Embedding:
-        return self.inputs.embed
+        return self.encoder.embed
 
-    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        y = self.inputs(inputs)
-        a, _ = self.self_attention(y, y, key_mask=_mask(inputs, lengths), causal=True)
-        a = self.norm1(a)  # Eq. 16: no residual
-        memory = z.view(z.shape[0], len(self.config.pooling), -1)  # [z_max, z_mean] as two keys
-        c, weights = self.meanmax_attention(a, memory)
-        c = self.norm2(c + a)  # Eq. 18
-        h = self.norm3(self.ffn(c) + c)  # Eq. 20
-        return self.project(h), weights
+    def spec(self) -> dict:
+        return {"encoder": module_spec(self.encoder), "eos_id": self.eos_id, "normalize_halves": self.normalize_halves}
 
+    @classmethod
+    def from_spec(cls, spec: dict) -> "SentenceVector":
+        return cls(build_module(spec["encoder"]), spec["eos_id"], spec["normalize_halves"])
 
-class LSTMDecoder(nn.Module):
-    """The RAE decoder (Table 3): an LSTM of ``d_m`` over the fixed word vectors whose state at each step queries the
-    pooled vectors with the same mean-max attention (residual + LN), then the softmax over the output vocabulary."""
-
-    def __init__(self, embed: nn.Embedding, config: AAEConfig):
-        super().__init__()
-        m = config.d_model
-        self.config, self.embed, self.dropout = config, embed, nn.Dropout(config.dropout)
-        self.rnn = nn.LSTM(config.word_dim, m, batch_first=True)  # causal by construction
-        self.meanmax_attention = MultiHeadAttention(m, m, m, config.heads, config.dropout)
-        self.norm = nn.LayerNorm(m)
-        self.project = nn.Linear(m, config.vocab_size)
-
-    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        packed = pack_padded_sequence(self.dropout(self.embed(inputs)), lengths.cpu(), batch_first=True,
-                                      enforce_sorted=False)
-        s = pad_packed_sequence(self.rnn(packed)[0], batch_first=True, total_length=inputs.shape[1])[0]
-        c, weights = self.meanmax_attention(s, z.view(z.shape[0], len(self.config.pooling), -1))
-        return self.project(self.norm(c + s)), weights
-
-
-def reconstruction_loss(logits: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0,
-                        pad_id: int = 0) -> torch.Tensor:
-    """Eq. 22 as a mean per target token: cross-entropy of ``logits (B, T, V)`` against ``targets (B, T)``, padding
-    ignored, optionally label-smoothed (the authors' code: 0.1)."""
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=pad_id,
-                           label_smoothing=label_smoothing)
-
-
-class MeanMaxAAE(nn.Module):
-    """Encoder + decoder (AAE or RAE, by ``config.family``) over one fixed word-vector table (ids of a vocabulary whose first ``vocab_size`` words are
-    the output vocabulary; other words are read but predicted as ``<unk>``). ``forward(batch) -> loss`` for a
-    batch with ``ids`` and ``lengths`` (the sentence, ``</s>`` included)."""
-
-    def __init__(self, vectors, config: AAEConfig, label_smoothing: float = 0.0, bos_id: int = 2, unk_id: int = 1):
-        super().__init__()
-        embed = fixed_embedding(vectors)
-        self.config, self.label_smoothing, self.bos_id, self.unk_id = config, label_smoothing, bos_id, unk_id
-        if config.family == "AAE":
-            self.encoder, self.decoder = MeanMaxEncoder(embed, config), MeanMaxDecoder(embed, config)
-        else:
-            self.encoder, self.decoder = LSTMEncoder(embed, config), LSTMDecoder(embed, config)
-
-    def reconstruct(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Teacher-forced logits, the targets they predict, and the mean-max attention weights."""
-        z = self.encoder(ids, lengths)
-        padding = ~_mask(ids, lengths)
-        inputs = torch.cat([torch.full_like(ids[:, :1], self.bos_id), ids[:, :-1]], dim=1)  # (<s>, w_1, ..., w_{n-1})
-        inputs = inputs.masked_fill(padding, 0)
-        targets = torch.where(ids < self.config.vocab_size, ids, torch.full_like(ids, self.unk_id)).masked_fill(padding, 0)
-        logits, weights = self.decoder(inputs, lengths, z)
-        return logits, targets, weights
-
-    def forward(self, batch) -> torch.Tensor:
-        logits, targets, _ = self.reconstruct(batch.ids, batch.lengths)
-        return reconstruction_loss(logits, targets, self.label_smoothing)
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        ids = torch.cat([ids, torch.zeros_like(ids[:, :1])], dim=1)
+        ids[torch.arange(len(ids), device=ids.device), lengths.to(ids.device)] = self.eos_id
+        z = self.encoder(ids, lengths + 1)
+        if self.normalize_halves:
+            z = F.normalize(z.view(len(z), self.parts, -1), dim=-1).flatten(1)
+        return z

@@ -18,11 +18,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from reproducer.data.vectors import pretrained_channel, pretrained_channel_vocabulary  # noqa: F401 (MC-QT's inputs)
 from reproducer.data.vocab import Vocabulary
+from reproducer.encoders.bundles import build_module, module_spec, savable
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.errors import ReproducerError
 
 
+@savable
 class AverageEncoder(nn.Module):
     """Mean of the word embeddings of the non-padding tokens; ``output_dim`` = word dimension."""
 
@@ -34,10 +37,18 @@ class AverageEncoder(nn.Module):
             self.embed.weight[0].zero_()
         self.output_dim = word_dim
 
+    def spec(self) -> dict:
+        return {"vocab_size": self.embed.num_embeddings, "word_dim": self.output_dim}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "AverageEncoder":
+        return cls(spec["vocab_size"], spec["word_dim"])
+
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         return self.embed(ids).sum(dim=1) / lengths.clamp(min=1).unsqueeze(1).to(self.embed.weight.dtype)
 
 
+@savable
 class LimitedVocabulary(nn.Module):
     """A channel that only knows the first ``limit`` ids: larger ids become ``<unk>``."""
 
@@ -49,10 +60,18 @@ class LimitedVocabulary(nn.Module):
     def output_dim(self) -> int:
         return self.inner.output_dim
 
+    def spec(self) -> dict:
+        return {"inner": module_spec(self.inner), "limit": self.limit, "unk_id": self.unk_id}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "LimitedVocabulary":
+        return cls(build_module(spec["inner"]), spec["limit"], spec["unk_id"])
+
     def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         return self.inner(torch.where(ids < self.limit, ids, torch.full_like(ids, self.unk_id)), lengths)
 
 
+@savable
 class MultiChannelEncoder(nn.Module):
     """Channels over the same ids, outputs concatenated (MC-QT)."""
 
@@ -62,6 +81,13 @@ class MultiChannelEncoder(nn.Module):
             raise ReproducerError("A multi-channel encoder needs at least one channel.")
         self.channels = nn.ModuleList(channels)
         self.output_dim = sum(c.output_dim for c in channels)
+
+    def spec(self) -> dict:
+        return {"channels": [module_spec(c) for c in self.channels]}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "MultiChannelEncoder":
+        return cls([build_module(c) for c in spec["channels"]])
 
     @property
     def embed(self) -> nn.Embedding:
@@ -74,24 +100,6 @@ class MultiChannelEncoder(nn.Module):
 
 def _embedding(module: nn.Module) -> nn.Embedding:
     return _embedding(module.inner) if isinstance(module, LimitedVocabulary) else module.embed
-
-
-def pretrained_channel_vocabulary(vocab: Vocabulary, words: list[str]) -> Vocabulary:
-    """``vocab`` (trained words, most frequent first) followed by every other word of ``words``."""
-    return Vocabulary(vocab.itos + [w for w in words if w not in vocab.stoi])
-
-
-def pretrained_channel(vocab: Vocabulary, vectors) -> tuple[Vocabulary, np.ndarray]:
-    """The ``pretrained = (big_vocab, rows)`` of MC-QT from a trained-word ``vocab`` and
-    :class:`~reproducer.data.vectors.WordVectors`: the big vocabulary is ``vocab`` followed by every other
-    word of ``vectors``; row ``i`` is the vector of word ``i`` (zero for words without one, e.g. ``<s>``)."""
-    big = pretrained_channel_vocabulary(vocab, list(vectors.words))
-    found = [(i, vectors.index[w]) for i, w in enumerate(big.itos) if w in vectors.index]
-    rows = np.zeros((len(big), vectors.dim), dtype=np.float32)
-    if found:
-        ours, theirs = map(list, zip(*found))
-        rows[ours] = vectors.vectors[theirs]
-    return big, rows
 
 
 def multichannel_gru(big_vocab: Vocabulary, vectors: np.ndarray, small_vocab_size: int, hidden: int,

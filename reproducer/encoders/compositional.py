@@ -40,6 +40,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from reproducer.encoders.bundles import ConfiguredModule, savable
 from reproducer.errors import ReproducerError
 
 AVERAGING_KINDS = ("PP", "proj", "DAN")
@@ -212,11 +213,14 @@ def unroll(cell: nn.Module, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
     return state[0]
 
 
-class CompositionalEncoder(nn.Module):
+@savable
+class CompositionalEncoder(ConfiguredModule, nn.Module):
     """Token ids ``(B, T)`` (padded with 0) and lengths ``(B,)`` -> sentence vectors ``(B, d)``, for any
     kind of :class:`CompositionalConfig`. ``embeddings``: the pre-trained ``(V, d)`` word vectors that
     initialise the trainable ``W_w`` (row 0, the padding, is set to zero); ``None`` draws U[-0.1, 0.1]
     (for models whose weights are loaded afterwards)."""
+
+    config_class = CompositionalConfig
 
     def __init__(self, config: CompositionalConfig, embeddings: torch.Tensor | np.ndarray | None = None):
         super().__init__()

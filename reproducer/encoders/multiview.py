@@ -14,16 +14,20 @@ time in :func:`~reproducer.evaluate.harness.evaluate`, as our SIF baseline.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from reproducer.encoders.bundles import build_module, encoder_kind, module_spec, new_bundle, python_modules, \
+    save_encoder, savable
+from reproducer.encoders.layers import fixed_embedding, pool, remove_top_component
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
 from reproducer.errors import ReproducerError
 
-PARTS = ("max", "avg", "min", "last")
 POOLING = {  # Table 2, per view kind (training uses f's last state and g's average: each view's forward)
     "unsupervised": {"f": ("avg",), "g": ("avg",)},
     "supervised": {"f": ("max", "avg", "min", "last"), "g": ("max", "avg", "min")},
@@ -31,57 +35,7 @@ POOLING = {  # Table 2, per view kind (training uses f's last state and g's aver
 COMBINE = {"unsupervised": "mean", "supervised": "concat"}
 
 
-def top_component(z: torch.Tensor, iterations: int = 20) -> torch.Tensor:
-    """The unit vector ``u`` maximising ``‖z u‖`` — the first right singular vector of ``z`` (not centred, as
-    Arora et al.'s common component) — by power iteration on ``zᵀz`` (von Mises & Pollaczek-Geiringer 1929).
-    Starts from the mean row, which for uncentred sentence vectors is already close. No gradient flows through
-    it: the component is a statistic of the batch, removed as a constant."""
-    z = z.detach()
-    u = z.mean(dim=0)
-    if u.norm() < 1e-12:
-        u = torch.ones_like(u)
-    u = u / u.norm()
-    for _ in range(iterations):
-        v = z.T @ (z @ u)
-        norm = v.norm()
-        if norm < 1e-12:  # z is zero (or orthogonal to every start): nothing to remove
-            break
-        u = v / norm
-    return u
-
-
-def remove_top_component(z: torch.Tensor, iterations: int = 20) -> torch.Tensor:
-    """``z − (z u) uᵀ`` with ``u`` = :func:`top_component` of ``z`` (Arora et al. 2017, Algorithm 1, line 5)."""
-    u = top_component(z, iterations)
-    return z - (z @ u).unsqueeze(1) * u
-
-
-def pool(states: torch.Tensor, lengths: torch.Tensor, last: torch.Tensor | None, parts: tuple[str, ...]) -> torch.Tensor:
-    """Concatenated global poolings over time of ``states (B, T, d)``: ``max``, ``avg``, ``min`` over each
-    sentence's own positions (padding never counts) and ``last`` (the recurrent view's final state)."""
-    mask = (torch.arange(states.shape[1], device=states.device)[None, :] < lengths.to(states.device)[:, None]).unsqueeze(-1)
-    out = []
-    for part in parts:
-        if part == "avg":
-            out.append((states * mask).sum(dim=1) / lengths.clamp(min=1).to(states)[:, None])
-        elif part == "max":
-            out.append(states.masked_fill(~mask, float("-inf")).amax(dim=1))
-        elif part == "min":
-            out.append(states.masked_fill(~mask, float("inf")).amin(dim=1))
-        elif part == "last":
-            if last is None:
-                raise ReproducerError("'last' pooling needs a recurrent view (the linear view has no last state).")
-            out.append(last)
-        else:
-            raise ReproducerError(f"Unknown pooling {part!r}; choose from {', '.join(PARTS)}.")
-    return torch.cat(out, dim=-1)
-
-
-def fixed_embedding(vectors: np.ndarray | torch.Tensor) -> nn.Embedding:
-    """A frozen embedding table (row ``i`` = pre-trained vector of word ``i``; row 0 the zero padding)."""
-    return nn.Embedding.from_pretrained(torch.as_tensor(vectors, dtype=torch.float32), freeze=True, padding_idx=0)
-
-
+@savable
 class LinearView(nn.Module):
     """g (section 2.1): ``avg(W X)`` — each word vector projected by ``W`` (``d × word_dim``, no bias), then
     averaged over the sentence. Its per-word states ``W x_t`` serve the supervised pooling."""
@@ -92,6 +46,13 @@ class LinearView(nn.Module):
         self.proj = nn.Linear(embed.embedding_dim, dim, bias=False)
         nn.init.xavier_uniform_(self.proj.weight)
         self.output_dim = dim
+
+    def spec(self) -> dict:
+        return {"vocab_size": self.embed.num_embeddings, "word_dim": self.embed.embedding_dim, "dim": self.output_dim}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "LinearView":
+        return cls(fixed_embedding(torch.zeros(spec["vocab_size"], spec["word_dim"])), spec["dim"])
 
     def states(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, None]:
         return self.proj(self.embed(ids)), None
@@ -189,3 +150,61 @@ class EnsembleEncoder(ConcatEncoder):
         if len({p.shape[1] for p in parts}) > 1:
             raise ReproducerError("Averaged views must have the same size.")
         return np.mean(parts, axis=0)
+
+
+@encoder_kind
+class ViewSet:
+    """The trained views of a consensus model (name -> module; the kind is the name's first letter) and their
+    vocabulary: what a consensus bundle saves. :meth:`encoders` gives each view's encoder and the ensemble under
+    a pooling rule; loading a bundle picks one of them (``view``) under one rule (``pooling``)."""
+
+    def __init__(self, views, vocab, name: str, *, device=None):
+        self.views, self.vocab, self.name, self.device = nn.ModuleDict(dict(views)), vocab, name, device
+        self._default = None
+
+    def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
+        """The unsupervised rule's ensemble of the views (the only view for a single-view variant)."""
+        if self._default is None:
+            encoders = self.encoders("unsupervised", prefix="")
+            self._default = encoders.get("ensemble") or next(iter(encoders.values()))
+        return self._default.encode(sentences, batch_size, show_progress_bar)
+
+    def encoders(self, rule: str = "unsupervised", *, prefix: str | None = None, caches: dict | None = None,
+                 device=None) -> dict:
+        """One encoder per view plus ``"ensemble"`` (mean for the unsupervised rule, concatenation for the supervised
+        one; section 3 and Table 2). Pass the same ``caches`` dict to the encoders of both rules to encode each
+        sentence once."""
+        prefix = f"{self.name}." if prefix is None else prefix
+        caches = {} if caches is None else caches
+        device = self.device if device is None else device
+        out = {name: ViewEncoder(view, name[0], self.vocab, f"{prefix}{name}", rule, cache=caches.setdefault(name, {}),
+                                 device=device)
+               for name, view in self.views.items()}
+        if len(out) > 1:
+            out["ensemble"] = EnsembleEncoder(list(out.values()), f"{prefix}ensemble", COMBINE[rule])
+        return out
+
+    def to_bundle(self) -> dict:
+        specs = {name: module_spec(view) for name, view in self.views.items()}
+        return new_bundle(self, views=specs, modules=[m for s in specs.values() for m in python_modules(s)],
+                          vocab=list(self.vocab.itos),
+                          state_dict={k: t.cpu() for k, t in self.views.state_dict().items()})
+
+    def save(self, path) -> Path:
+        return save_encoder(self, path)
+
+    @classmethod
+    def from_bundle(cls, bundle: dict, device=None, *, view: str = "ensemble", pooling: str = "unsupervised"):
+        """The encoder of one view (or ``"ensemble"``) under a pooling rule."""
+        from reproducer.data.vocab import Vocabulary
+        from reproducer.runtime import default_device
+
+        device = default_device(device)
+        views = cls({name: build_module(spec) for name, spec in bundle["views"].items()},
+                    Vocabulary(bundle["vocab"]), bundle["name"], device=device)
+        views.views.load_state_dict(bundle["state_dict"])
+        views.views.to(device)
+        encoders = views.encoders(pooling)
+        if view not in encoders:
+            raise ReproducerError(f"{bundle['name']} has the views {', '.join(encoders)}; not {view!r}.")
+        return encoders[view]

@@ -24,6 +24,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from reproducer.encoders.bundles import ConfiguredModule, savable
 from reproducer.errors import ReproducerError
 
 
@@ -80,10 +81,13 @@ def init_gru_(gru: nn.GRU | nn.GRUCell, scale: float = 0.1, scheme: str = "kiros
                 bias.fill_(1.0 if scheme == "xavier" and gate != "candidate" and "hh" not in name else 0.0)
 
 
-class RecurrentEncoder(nn.Module):
+@savable
+class RecurrentEncoder(ConfiguredModule, nn.Module):
     """Token ids ``(B, T)`` and lengths ``(B,)`` -> sentence vectors ``(B, output_dim)``: the last hidden
     state of the GRU (of each direction, concatenated). Padding (id 0) never changes a vector: sequences
     are packed, so the GRU stops at each sentence's own length."""
+
+    config_class = RecurrentConfig
 
     def __init__(self, config: RecurrentConfig):
         super().__init__()

@@ -22,9 +22,10 @@ from tqdm.auto import tqdm
 from reproducer.data.batches import pad, sentence_ids
 from reproducer.data.vectors import WordVectors
 from reproducer.data.vocab import SPECIALS, Vocabulary
+from reproducer.encoders.bundles import (build_module, encoder_kind, from_bundle, module_spec, new_bundle,
+                                         python_modules, save_encoder)
 from reproducer.errors import ReproducerError
-from reproducer.io import atomic_path
-from reproducer.runtime import inference
+from reproducer.runtime import default_device, inference
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ def expand_embeddings(vocab: Vocabulary, embeddings: np.ndarray, vectors: WordVe
     return expanded, np.concatenate([embeddings, mapped.astype(embeddings.dtype)]), Expansion(len(shared), len(new), r2)
 
 
+@encoder_kind
 class TokenEncoder:
     """``encode(sentences) -> (n, d)`` for a trained id-to-vector module and its vocabulary."""
 
@@ -100,54 +102,33 @@ class TokenEncoder:
         return TokenEncoder(module, vocab, name or f"{self.name}+expansion", lowercase=self.lowercase,
                             device=self.device), report
 
-    def save(self, path: str | Path) -> None:
-        """An encoder bundle: kind, sizes, vocabulary and weights; loads with ``weights_only=True``."""
-        bundle = {"format": "reproducer-encoder/1", "kind": type(self.module).__name__, "name": self.name,
-                  "config": self.module.config.to_dict(), "vocab": self.vocab.itos, "lowercase": self.lowercase,
-                  "state_dict": {k: v.cpu() for k, v in self.module.state_dict().items()}}
-        with atomic_path(path) as tmp:
-            torch.save(bundle, tmp)
+    def to_bundle(self) -> dict:
+        """What this encoder is (its module's spec), its vocabulary and its weights: see
+        :mod:`reproducer.encoders.bundles`."""
+        spec = module_spec(self.module)
+        return new_bundle(self, module=spec, modules=python_modules(spec), vocab=list(self.vocab.itos),
+                          lowercase=self.lowercase, state_dict={k: v.cpu() for k, v in self.module.state_dict().items()})
+
+    @classmethod
+    def from_bundle(cls, bundle: dict, device=None, **options) -> "TokenEncoder":
+        """The encoder of :meth:`to_bundle`; ``options`` set attributes of the module that has them (e.g. the
+        autoencoder's ``normalize_halves``)."""
+        module = build_module(bundle["module"])
+        module.load_state_dict(bundle["state_dict"])
+        for key, value in options.items():
+            if not hasattr(module, key):
+                raise ReproducerError(f"{bundle['name']} ({type(module).__name__}) has no option {key!r}.")
+            setattr(module, key, value)
+        device = default_device(device)
+        return cls(module.to(device), Vocabulary(bundle["vocab"]), bundle["name"], lowercase=bundle["lowercase"],
+                   device=device)
+
+    def save(self, path: str | Path) -> Path:
+        """An encoder bundle (loads with :func:`~reproducer.encoders.bundles.load_encoder`, ``weights_only=True``)."""
+        return save_encoder(self, path)
 
 
-def load_encoder(path: str | Path, device=None, *, pooling: str = "unsupervised", view: str = "ensemble",
-                 normalize_halves: bool = False):
-    """A :class:`TokenEncoder` from a bundle written by :meth:`TokenEncoder.save`, or the encoder of a
-    consensus-maximisation bundle (:func:`~reproducer.objectives.consensus.save_consensus`): one of its views or
-    their ensemble (``view``) under the ``pooling`` rule, ``"unsupervised"`` or ``"supervised"``; or of a mean-max
-    autoencoder bundle (:func:`~reproducer.objectives.autoencoder.save_autoencoder`), each pooled half L2-normalised
-    with ``normalize_halves``."""
-    from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
-    from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
-    from reproducer.runtime import default_device
-
-    kinds = {"RecurrentEncoder": (RecurrentConfig, RecurrentEncoder),
-             "CompositionalEncoder": (CompositionalConfig, CompositionalEncoder)}
-    path = Path(path)
-    if not path.is_file():
-        raise ReproducerError(f"No encoder file at {path}.")
-    bundle = torch.load(path, map_location="cpu", weights_only=True)
-    if not isinstance(bundle, dict) or bundle.get("format") != "reproducer-encoder/1":
-        raise ReproducerError(f"{path} is not an encoder bundle (a training checkpoint? save the encoder with "
-                              f"TokenEncoder.save).")
-    if bundle["kind"] == "Consensus":
-        from reproducer.objectives.consensus import consensus_from_bundle
-
-        return consensus_from_bundle(bundle, pooling, view, device)
-    if bundle["kind"] == "Autoencoder":
-        from reproducer.objectives.autoencoder import autoencoder_from_bundle
-
-        return autoencoder_from_bundle(bundle, normalize_halves, device=device)
-    if bundle["kind"] not in kinds:
-        raise ReproducerError(f"{path}: unknown encoder kind {bundle['kind']!r}; known: {', '.join(kinds)}.")
-    config_cls, module_cls = kinds[bundle["kind"]]
-    config = config_cls(**{**bundle["config"], "vocab_size": len(bundle["vocab"])})
-    module = module_cls(config)
-    module.load_state_dict(bundle["state_dict"])
-    device = default_device(device)
-    return TokenEncoder(module.to(device), Vocabulary(bundle["vocab"]), bundle["name"],
-                        lowercase=bundle["lowercase"], device=device)
-
-
+@encoder_kind
 class ConcatEncoder:
     """Several encoders side by side: their vectors concatenated (Kiros et al.'s combine-skip)."""
 
@@ -158,3 +139,27 @@ class ConcatEncoder:
 
     def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
         return np.concatenate([e.encode(sentences, batch_size, show_progress_bar) for e in self.encoders], axis=1)
+
+    @property
+    def expandable(self) -> bool:
+        """Whether every part has a trained vocabulary to expand (not fixed pre-trained vectors)."""
+        return all(getattr(e, "expandable", hasattr(e, "expanded")) for e in self.encoders)
+
+    def expanded(self, vectors: WordVectors, name: str | None = None) -> tuple["ConcatEncoder", list]:
+        """A copy whose parts' vocabularies are expanded (:meth:`TokenEncoder.expanded`); the expansion reports."""
+        fixed = [e.name for e in self.encoders if not hasattr(e, "expanded")]
+        if fixed:
+            raise ReproducerError(f"{', '.join(fixed)} read fixed pre-trained word vectors: they need no expansion.")
+        parts = [e.expanded(vectors, name=e.name) for e in self.encoders]
+        return ConcatEncoder([e for e, _ in parts], name or f"{self.name}+expansion"), [r for _, r in parts]
+
+    def to_bundle(self) -> dict:
+        """The bundles of its parts (each must have ``to_bundle``)."""
+        return new_bundle(self, parts=[e.to_bundle() for e in self.encoders])
+
+    @classmethod
+    def from_bundle(cls, bundle: dict, device=None, **options) -> "ConcatEncoder":
+        return cls([from_bundle(part, device, **options) for part in bundle["parts"]], bundle["name"])
+
+    def save(self, path: str | Path) -> Path:
+        return save_encoder(self, path)

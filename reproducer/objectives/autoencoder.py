@@ -1,6 +1,8 @@
 """Training and using the mean-max attention autoencoder and its variants (Zhang et al. 2018, sections 3-4).
 
-The model (:mod:`reproducer.encoders.attention`) reconstructs each sentence from its own vector: batches of
+The encoder lives in :mod:`reproducer.encoders.attention`; the decoders (Eq. 15-21: :class:`MeanMaxDecoder`, and the RAE's
+:class:`LSTMDecoder`), the reconstruction loss (Eq. 22) and the whole model (:class:`MeanMaxAAE`) live here. The model
+reconstructs each sentence from its own vector: batches of
 unordered sentences of 4-32 tokens, each ending with ``</s>`` (:class:`~reproducer.data.batches.SentenceSampler`),
 Adam at 2e-4 with gradient-norm clipping at 5, label smoothing 0.1 (the authors' code). The input reads every word
 with a pre-trained vector (fixed), so encoding needs no vocabulary expansion; the decoder predicts the
@@ -12,13 +14,19 @@ At test time the sentence vector is ``z = [z_max; z_mean]`` of the sentence foll
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from reproducer.encoders.attention import AAEConfig, MeanMaxAAE
+from reproducer.encoders.attention import (AAEConfig, FeedForward, Inputs, LSTMEncoder, MeanMaxEncoder, MultiHeadAttention,
+                                          SentenceVector, token_mask)
+from reproducer.encoders.layers import fixed_embedding
 from reproducer.errors import ReproducerError
+from reproducer.train import Preset
 
 VARIANTS = {  # Table 3: name -> (family, pooling)
     "mean-max AAE": ("AAE", ("max", "avg")), "mean AAE": ("AAE", ("avg",)), "max AAE": ("AAE", ("max",)),
@@ -26,28 +34,125 @@ VARIANTS = {  # Table 3: name -> (family, pooling)
 }
 
 
-class SentenceVector(nn.Module):
-    """An autoencoder's encoder as a ``(ids, lengths) -> z`` module for
-    :class:`~reproducer.encoders.trained.TokenEncoder`: appends ``</s>`` to every sentence, then pools; with
-    ``normalize_halves`` each pooled part is scaled to unit length."""
+@dataclass(frozen=True, kw_only=True)
+class AutoencoderPreset(Preset):
+    """Zhang et al. (2018): sizes, optimiser and budget of the mean-max AAE and its variants (Table 3). The input
+    reads every word with a (fixed) pre-trained vector; the decoder predicts the ``vocab_size`` most frequent corpus
+    words (the paper: about 21.6k). Sizes of the recurrent variants follow ``d_model`` (see
+    :mod:`reproducer.encoders.attention`)."""
 
-    def __init__(self, encoder: nn.Module, eos_id: int = 3, normalize_halves: bool = False):
+    max_books: int | None
+    vocab_size: int  # output vocabulary, special tokens included
+    d_model: int  # paper: 2048
+    d_ff: int  # paper: 4096
+    heads: int = 8
+    word2vec_dim: int = 300  # the fixed input vectors: our word2vec of this size (the paper: GloVe 300d)
+    dropout: float = 0.0  # the authors' code: 0.5
+    label_smoothing: float = 0.1  # the authors' code
+    positions: str = "sinusoidal"
+    batch_size: int = 64
+    min_tokens: int = 4
+    max_tokens: int = 32
+    lr: float = 2e-4  # Adam, as the paper
+    clip: float = 5.0
+
+
+PRESETS: dict[str, AutoencoderPreset] = {p.name: p for p in [
+    AutoencoderPreset(name="smoke", max_books=3, vocab_size=2000, d_model=16, d_ff=32, heads=2, word2vec_dim=32,
+                      batch_size=16, max_steps=20, eval_steps=10),
+    # CPU-sized: the 10k-way softmax dominates a step (0.3 s on 2 cores); 300 steps = 19,200 sentences per variant
+    AutoencoderPreset(name="default", max_books=None, vocab_size=10000, d_model=256, d_ff=512, max_steps=300,
+                      eval_steps=100),
+    AutoencoderPreset(name="paper", max_books=None, vocab_size=21600, d_model=2048, d_ff=4096, dropout=0.5,
+                      max_seconds=5 * 3600, eval_every=1800, eval_config="paper"),
+]}
+
+
+class MeanMaxDecoder(nn.Module):
+    """Eq. 15-21: decoder inputs ``(B, T)`` and ``z (B, 2 d_m)`` → logits ``(B, T, V)`` and the mean-max attention
+    weights ``(B, heads, T, 2)`` (key 0 is ``z_max``, key 1 ``z_mean``)."""
+
+    def __init__(self, embed: nn.Embedding, config: AAEConfig):
         super().__init__()
-        self.encoder, self.eos_id, self.normalize_halves = encoder, eos_id, normalize_halves
-        self.parts = len(encoder.config.pooling)
-        self.output_dim = encoder.output_dim
+        m = config.d_model
+        self.config, self.inputs = config, Inputs(embed, config)
+        self.self_attention = MultiHeadAttention(config.word_dim, config.word_dim, m, config.heads, config.dropout)
+        self.meanmax_attention = MultiHeadAttention(m, m, m, config.heads, config.dropout)
+        self.norm1, self.norm2, self.norm3 = nn.LayerNorm(m), nn.LayerNorm(m), nn.LayerNorm(m)
+        self.ffn = FeedForward(m, config.d_ff)
+        self.project = nn.Linear(m, config.vocab_size)
 
     @property
     def embed(self) -> nn.Embedding:
-        return self.encoder.embed
+        return self.inputs.embed
 
-    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        ids = torch.cat([ids, torch.zeros_like(ids[:, :1])], dim=1)
-        ids[torch.arange(len(ids), device=ids.device), lengths.to(ids.device)] = self.eos_id
-        z = self.encoder(ids, lengths + 1)
-        if self.normalize_halves:
-            z = F.normalize(z.view(len(z), self.parts, -1), dim=-1).flatten(1)
-        return z
+    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = self.inputs(inputs)
+        a, _ = self.self_attention(y, y, key_mask=token_mask(inputs, lengths), causal=True)
+        a = self.norm1(a)  # Eq. 16: no residual
+        memory = z.view(z.shape[0], len(self.config.pooling), -1)  # [z_max, z_mean] as two keys
+        c, weights = self.meanmax_attention(a, memory)
+        c = self.norm2(c + a)  # Eq. 18
+        h = self.norm3(self.ffn(c) + c)  # Eq. 20
+        return self.project(h), weights
+
+
+class LSTMDecoder(nn.Module):
+    """The RAE decoder (Table 3): an LSTM of ``d_m`` over the fixed word vectors whose state at each step queries the
+    pooled vectors with the same mean-max attention (residual + LN), then the softmax over the output vocabulary."""
+
+    def __init__(self, embed: nn.Embedding, config: AAEConfig):
+        super().__init__()
+        m = config.d_model
+        self.config, self.embed, self.dropout = config, embed, nn.Dropout(config.dropout)
+        self.rnn = nn.LSTM(config.word_dim, m, batch_first=True)  # causal by construction
+        self.meanmax_attention = MultiHeadAttention(m, m, m, config.heads, config.dropout)
+        self.norm = nn.LayerNorm(m)
+        self.project = nn.Linear(m, config.vocab_size)
+
+    def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        packed = pack_padded_sequence(self.dropout(self.embed(inputs)), lengths.cpu(), batch_first=True,
+                                      enforce_sorted=False)
+        s = pad_packed_sequence(self.rnn(packed)[0], batch_first=True, total_length=inputs.shape[1])[0]
+        c, weights = self.meanmax_attention(s, z.view(z.shape[0], len(self.config.pooling), -1))
+        return self.project(self.norm(c + s)), weights
+
+
+def reconstruction_loss(logits: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0,
+                        pad_id: int = 0) -> torch.Tensor:
+    """Eq. 22 as a mean per target token: cross-entropy of ``logits (B, T, V)`` against ``targets (B, T)``, padding
+    ignored, optionally label-smoothed (the authors' code: 0.1)."""
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=pad_id,
+                           label_smoothing=label_smoothing)
+
+
+class MeanMaxAAE(nn.Module):
+    """Encoder + decoder (AAE or RAE, by ``config.family``) over one fixed word-vector table (ids of a vocabulary whose first ``vocab_size`` words are
+    the output vocabulary; other words are read but predicted as ``<unk>``). ``forward(batch) -> loss`` for a
+    batch with ``ids`` and ``lengths`` (the sentence, ``</s>`` included)."""
+
+    def __init__(self, vectors, config: AAEConfig, label_smoothing: float = 0.0, bos_id: int = 2, unk_id: int = 1):
+        super().__init__()
+        embed = fixed_embedding(vectors)
+        self.config, self.label_smoothing, self.bos_id, self.unk_id = config, label_smoothing, bos_id, unk_id
+        if config.family == "AAE":
+            self.encoder, self.decoder = MeanMaxEncoder(embed, config), MeanMaxDecoder(embed, config)
+        else:
+            self.encoder, self.decoder = LSTMEncoder(embed, config), LSTMDecoder(embed, config)
+
+    def reconstruct(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Teacher-forced logits, the targets they predict, and the mean-max attention weights."""
+        z = self.encoder(ids, lengths)
+        padding = ~token_mask(ids, lengths)
+        inputs = torch.cat([torch.full_like(ids[:, :1], self.bos_id), ids[:, :-1]], dim=1)  # (<s>, w_1, ..., w_{n-1})
+        inputs = inputs.masked_fill(padding, 0)
+        targets = torch.where(ids < self.config.vocab_size, ids, torch.full_like(ids, self.unk_id)).masked_fill(padding, 0)
+        logits, weights = self.decoder(inputs, lengths, z)
+        return logits, targets, weights
+
+    def forward(self, batch) -> torch.Tensor:
+        logits, targets, _ = self.reconstruct(batch.ids, batch.lengths)
+        return reconstruction_loss(logits, targets, self.label_smoothing)
 
 
 def build_autoencoder(variant: str, preset, vectors: np.ndarray) -> MeanMaxAAE:
@@ -62,22 +167,25 @@ def build_autoencoder(variant: str, preset, vectors: np.ndarray) -> MeanMaxAAE:
 
 
 def sentence_encoder(model: MeanMaxAAE, vocab, name: str, *, normalize_halves: bool = False, device=None):
-    """The test-time encoder of a trained model (a :class:`~reproducer.encoders.trained.TokenEncoder`)."""
+    """The test-time encoder of a trained model (a :class:`~reproducer.encoders.trained.TokenEncoder` over a
+    :class:`~reproducer.encoders.attention.SentenceVector`)."""
     from reproducer.encoders.trained import TokenEncoder
 
     return TokenEncoder(SentenceVector(model.encoder, vocab.eos_id, normalize_halves), vocab, name, device=device)
 
 
-def fit_autoencoder(variant: str, preset, tokenized, vocab, vectors, *, checkpoint=None, evaluate=None, seed: int = 0,
-                    normalize_halves: bool = False, device=None, progress: bool = True):
-    """Train one variant on unordered sentences of a :class:`~reproducer.data.batches.TokenizedCorpus` (ids of
-    ``vocab``: the output words first, row ``i`` of ``vectors`` the fixed vector of word ``i``); resume from
-    ``checkpoint`` when present. ``evaluate(model, encoder) -> dict`` is called at the preset's evaluation points.
-    Returns the test-time encoder (``normalize_halves`` as :class:`SentenceVector`), the model and the training log."""
+def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
+                    device=None, progress: bool = True):
+    """Train one variant on unordered sentences of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`:
+    ids of ``data.vocab``, the output words first; row ``i`` of ``data.vectors`` the fixed vector of word ``i``);
+    resume from ``checkpoint`` when present. ``evaluate(fitted, step) -> dict`` is called at the preset's evaluation
+    points. Returns a :class:`~reproducer.train.Fitted` (the encoder without ``normalize_halves``: set it on
+    ``fitted.encoder.module`` or load the bundle with it)."""
     from reproducer.data.batches import SentenceSampler
     from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import TrainConfig, train
+    from reproducer.train import fit_module
 
+    vocab, vectors = data.vocab, data.vectors
     if len(vectors) != len(vocab):
         raise ReproducerError(f"{len(vectors)} word vectors for a vocabulary of {len(vocab)} words.")
     if preset.vocab_size > len(vocab):
@@ -86,12 +194,11 @@ def fit_autoencoder(variant: str, preset, tokenized, vocab, vectors, *, checkpoi
     model = build_autoencoder(variant, preset, np.asarray(vectors, dtype=np.float32))
     device = default_device(device)
     model.to(device)
-    encoder = sentence_encoder(model, vocab, variant, normalize_halves=normalize_halves, device=device)
-    sampler = SentenceSampler(tokenized, preset.batch_size, eos=vocab.eos_id, min_tokens=preset.min_tokens,
+    encoder = sentence_encoder(model, vocab, variant, device=device)
+    sampler = SentenceSampler(data.tokenized, preset.batch_size, eos=vocab.eos_id, min_tokens=preset.min_tokens,
                               max_tokens=preset.max_tokens, seed=seed)
-    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
-                progress=progress, desc=variant, evaluate=(lambda: evaluate(model, encoder)) if evaluate else None)
-    return encoder, model, log
+    return fit_module(model, encoder, sampler.batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
+                      seed=seed, device=device, progress=progress)
 
 
 POOLED_NAMES = {"max": "z_max", "avg": "z_mean"}
@@ -131,32 +238,3 @@ def decoder_attention(model: MeanMaxAAE, ids: torch.Tensor) -> tuple[np.ndarray,
     with inference(model):
         _, _, weights = model.reconstruct(ids, torch.tensor([ids.shape[1]], device=device))
     return weights[0].cpu().numpy(), [POOLED_NAMES[p] for p in model.config.pooling]
-
-
-def save_autoencoder(model: MeanMaxAAE, vocab, path, name: str) -> None:
-    """An encoder bundle (the encoder's weights, sizes, vocabulary) for ``python -m reproducer evaluate --encoder``."""
-    from reproducer.io import atomic_path
-
-    bundle = {"format": "reproducer-encoder/1", "kind": "Autoencoder", "name": name, "lowercase": True,
-              "config": {**model.config.to_dict(), "pooling": list(model.config.pooling)}, "vocab": list(vocab.itos),
-              "state_dict": {k: t.cpu() for k, t in model.encoder.state_dict().items()}}
-    with atomic_path(path) as tmp:
-        torch.save(bundle, tmp)
-
-
-def autoencoder_from_bundle(bundle: dict, normalize_halves: bool = False, device=None):
-    """The test-time encoder of a bundle written by :func:`save_autoencoder`."""
-    from reproducer.data.vocab import Vocabulary
-    from reproducer.encoders.attention import LSTMEncoder, MeanMaxEncoder
-    from reproducer.encoders.multiview import fixed_embedding
-    from reproducer.encoders.trained import TokenEncoder
-    from reproducer.runtime import default_device
-
-    config = AAEConfig(**{**bundle["config"], "pooling": tuple(bundle["config"]["pooling"])})
-    table = next(t for k, t in bundle["state_dict"].items() if k.endswith("embed.weight"))
-    encoder = (MeanMaxEncoder if config.family == "AAE" else LSTMEncoder)(fixed_embedding(torch.zeros_like(table)), config)
-    encoder.load_state_dict(bundle["state_dict"])
-    vocab = Vocabulary(bundle["vocab"])
-    device = default_device(device)
-    return TokenEncoder(SentenceVector(encoder, vocab.eos_id, normalize_halves).to(device), vocab, bundle["name"],
-                        device=device)

@@ -26,10 +26,41 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from reproducer.encoders.multiview import COMBINE, EnsembleEncoder, ViewEncoder, fixed_embedding, make_view, \
-    remove_top_component
+from reproducer.encoders.layers import fixed_embedding, remove_top_component
+from reproducer.encoders.multiview import ViewSet, make_view
 from reproducer.errors import ReproducerError
-from reproducer.objectives.quick_thought import context_loss, context_targets
+from reproducer.train import Preset
+from reproducer.objectives.context import context_loss, context_targets
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConsensusPreset(Preset):
+    """Tang & de Sa (2019): sizes, optimiser and budget of the consensus-maximisation variants. The paper gives
+    neither ``d`` nor ``N`` nor ``c`` (tuned on STS14); every variant of Table 3 uses the same ``N`` and ``d``.
+    f is a bidirectional GRU of ``dim / 2`` per direction, g a ``dim × word_dim`` projection; the word vectors
+    are our word2vec (the paper: fastText 300d), fixed."""
+
+    max_books: int | None  # corpus books (None: all 389 + 10)
+    dim: int  # d, the size of each view's representation
+    word2vec_dim: int = 300  # the fixed word vectors: our word2vec of this size
+    batch_size: int = 400  # N contiguous sentences = the candidates of each softmax (as Quick-Thoughts)
+    context: int = 1  # c: neighbours on each side that count as context
+    max_len: int = 30
+    temperature: float = 0.1  # initial τ, then learned
+    remove_pc: bool = True  # remove each view's top batch component during training (section 2.3)
+    self_pairs: bool = True  # Eq. 1-2 read literally (|i - j| <= c, n runs over the whole window): the sentence
+    # itself is a target and a candidate, so its two views must agree; False: only its neighbours, as Quick-Thoughts
+    lr: float = 1e-3  # Adam (the paper: Adam, rate not given)
+    clip: float = 5.0  # gradient-norm clipping (the paper: clipping, threshold not given)
+
+
+PRESETS: dict[str, ConsensusPreset] = {p.name: p for p in [
+    ConsensusPreset(name="smoke", max_books=3, dim=16, word2vec_dim=32, batch_size=32, max_len=20, max_steps=20,
+                    eval_steps=10),
+    ConsensusPreset(name="default", max_books=None, dim=300, max_steps=500, eval_steps=125),  # 200k sentences per variant
+    # one epoch of our 1.46M-sentence corpus at N = 400; d as the paper's contemporaries (MC-QT: 2 x 2 x 600)
+    ConsensusPreset(name="paper", max_books=None, dim=2048, max_steps=3650, eval_steps=365, eval_config="paper"),
+]}
 
 
 @dataclass(frozen=True)
@@ -119,81 +150,28 @@ class Consensus(nn.Module):
                               self_pairs=self.self_pairs)
 
 
-def view_encoders(model: Consensus, vocab, rule: str = "unsupervised", *, prefix: str = "", caches: dict | None = None,
-                  device=None) -> dict:
-    """Test-time encoders of a trained model: one per view plus ``"ensemble"`` (mean for the unsupervised rule,
-    concatenation for the supervised one; section 3 and Table 2). Pass the same ``caches`` dict to the encoders
-    of both rules to encode each sentence once."""
-    caches = {} if caches is None else caches
-    out = {name: ViewEncoder(view, name[0], vocab, f"{prefix}{name}", rule, cache=caches.setdefault(name, {}),
-                             device=device)
-           for name, view in model.views.items()}
-    if len(out) > 1:
-        out["ensemble"] = EnsembleEncoder(list(out.values()), f"{prefix}ensemble", COMBINE[rule])
-    return out
-
-
-def fit_consensus(variant: str | Variant, preset, tokenized, vocab, vectors, *, checkpoint=None, evaluate=None,
+def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, checkpoint=None, evaluate=None,
                   seed: int = 0, device=None, progress: bool = True):
-    """Train one variant on contiguous batches of a :class:`~reproducer.data.batches.TokenizedCorpus` (ids of
-    ``vocab``, whose row ``i`` of ``vectors`` is word ``i``'s fixed vector) under a
-    :class:`~reproducer.presets.ConsensusPreset`. ``evaluate(model, step)`` is called at the preset's evaluation
-    points (in eval mode, without gradients). Returns the model and the training log."""
+    """Train one variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`: ids
+    of ``data.vocab``, whose row ``i`` of ``data.vectors`` is word ``i``'s fixed vector). The test-time encoder is the
+    trained views as a :class:`~reproducer.encoders.multiview.ViewSet` (encodes with the unsupervised ensemble;
+    ``.encoders(rule)`` gives each view under either pooling rule); ``evaluate(fitted, step)`` is called at the
+    preset's evaluation points (in eval mode, without gradients). Returns a :class:`~reproducer.train.Fitted`."""
     from reproducer.data.batches import ContiguousSampler
     from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import TrainConfig, train
+    from reproducer.train import fit_module
 
     variant = VARIANTS[variant] if isinstance(variant, str) and variant in VARIANTS else variant
     if not isinstance(variant, Variant):
         raise ReproducerError(f"Unknown consensus variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
-    if len(vectors) != len(vocab):
-        raise ReproducerError(f"{len(vectors)} word vectors for a vocabulary of {len(vocab)} words.")
+    if len(data.vectors) != len(data.vocab):
+        raise ReproducerError(f"{len(data.vectors)} word vectors for a vocabulary of {len(data.vocab)} words.")
     seed_everything(seed)
-    model = Consensus(variant, np.asarray(vectors), preset.dim, context=preset.context, temperature=preset.temperature,
-                      remove_pc=preset.remove_pc, self_pairs=preset.self_pairs)
+    model = Consensus(variant, np.asarray(data.vectors), preset.dim, context=preset.context,
+                      temperature=preset.temperature, remove_pc=preset.remove_pc, self_pairs=preset.self_pairs)
     device = default_device(device)
     model.to(device)
-    sampler = ContiguousSampler(tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
-    done = {"steps": 0}
-
-    def batches(step: int):
-        done["steps"] = step + 1  # evaluate() follows a finished step
-        return sampler.batch(step)
-
-    log = train(model, batches, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
-                progress=progress, desc=variant.name,
-                evaluate=(lambda: evaluate(model, done["steps"])) if evaluate else None)
-    return model, log
-
-
-def save_consensus(model: Consensus, vocab, path, name: str) -> None:
-    """An encoder bundle of a trained model (every view, the fixed vectors, the vocabulary), for
-    :func:`~reproducer.encoders.trained.load_encoder` and ``python -m reproducer evaluate --encoder``."""
-    from reproducer.io import atomic_path
-
-    v = model.variant
-    bundle = {"format": "reproducer-encoder/1", "kind": "Consensus", "name": name, "lowercase": True,
-              "variant": {"name": v.name, "views": list(v.views), "terms": [list(t) for t in v.terms],
-                          "description": v.description},
-              "dim": next(iter(model.views.values())).output_dim, "context": model.context, "vocab": list(vocab.itos),
-              "state_dict": {k: t.cpu() for k, t in model.state_dict().items()}}
-    with atomic_path(path) as tmp:
-        torch.save(bundle, tmp)
-
-
-def consensus_from_bundle(bundle: dict, rule: str = "unsupervised", view: str = "ensemble", device=None):
-    """The encoder of one view (or ``"ensemble"``) under a pooling rule, from a bundle of :func:`save_consensus`."""
-    from reproducer.data.vocab import Vocabulary
-    from reproducer.runtime import default_device
-
-    spec = bundle["variant"]
-    variant = Variant(spec["name"], tuple(spec["views"]), tuple(tuple(t) for t in spec["terms"]), spec["description"])
-    table = next(t for k, t in bundle["state_dict"].items() if k.endswith("embed.weight"))
-    model = Consensus(variant, torch.zeros_like(table), bundle["dim"], context=bundle["context"])
-    model.load_state_dict(bundle["state_dict"])
-    device = default_device(device)
-    encoders = view_encoders(model.to(device), Vocabulary(bundle["vocab"]), rule, prefix=f"{bundle['name']}.",
-                             device=device)
-    if view not in encoders:
-        raise ReproducerError(f"{bundle['name']} has the views {', '.join(encoders)}; not {view!r}.")
-    return encoders[view]
+    sampler = ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
+    encoder = ViewSet(model.views, data.vocab, variant.name, device=device)
+    return fit_module(model, encoder, sampler.batch, preset, name=variant.name, checkpoint=checkpoint,
+                      evaluate=evaluate, seed=seed, device=device, progress=progress)

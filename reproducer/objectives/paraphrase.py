@@ -19,6 +19,8 @@ The maths lives in functions of embeddings (:func:`paraphrase_margin_loss`, :fun
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from collections.abc import Mapping
 
 import torch
@@ -27,9 +29,37 @@ from torch import nn
 
 from reproducer.data.batches import PairBatch  # noqa: F401  (re-exported: the batch this objective reads)
 from reproducer.errors import ReproducerError
+from reproducer.train import Preset
 
 NEGATIVE_MODES = ("MAX", "MIX")
 ANCHORS = ("paper", "initial")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParaphrasticPreset(Preset):
+    """Wieting et al. (2016): loss, optimiser and budget of the six compositional models. The paper's own
+    reduced grid fixes batch 100, δ 0.4 and AdaGrad at 0.05 and tunes ``lambda_w``, MIX/MAX and (for the
+    compositional models) ``lambda_c``; a notebook grid overrides those fields."""
+
+    wiki_min_score: float = 4.0  # PPDB-wiki pairs kept for training (plus the Twitter URL paraphrases)
+    vocab_size: int | None = None  # words of the initial vectors kept (None: all), plus every training word
+    batch_size: int = 100  # pairs per batch = the pool of negatives
+    delta: float = 0.4  # the margin δ
+    negatives: str = "MAX"  # "MAX" | "MIX"
+    lambda_c: float = 1e-6  # compositional weights (the iRNN's toward their initial values)
+    lambda_w: float = 0.0  # word embeddings toward their initial values
+    train_words: bool = True  # False: the paper's "do not update W_w" setting
+    optimizer: str = "adagrad"  # the paper tunes AdaGrad vs Adam; PP's best is AdaGrad 0.05
+    lr: float = 0.05
+    clip: float = 1e9  # the paper tunes clipping at 1 vs none; none here (a very large threshold)
+    max_len: int = 40
+
+
+PRESETS: dict[str, ParaphrasticPreset] = {p.name: p for p in [
+    ParaphrasticPreset(name="smoke", vocab_size=2000, batch_size=16, max_steps=20),
+    ParaphrasticPreset(name="default", max_steps=200),  # two epochs of our 10,131 training pairs
+    ParaphrasticPreset(name="paper", max_steps=10 * 30_000),  # 10 epochs of PPDB XL (3M pairs, batch 100)
+]}
 
 
 def _check_same_shape(**tensors: torch.Tensor) -> None:
@@ -210,25 +240,36 @@ def initial_vocabulary(vectors, pairs, max_words: int | None = None, seed: int =
     return vocab, table
 
 
-def fit_paraphrastic(kind: str, preset, pairs, vectors, *, activation: str | None = None, layers: int = 1,
-                     output_gate: bool = True, checkpoint=None, evaluate=None, seed: int = 0, device=None,
-                     progress: bool = True):
-    """Train one of Wieting et al.'s models (``kind`` and its options: see
-    :class:`~reproducer.encoders.compositional.CompositionalConfig`) with Eq. 11 on ``pairs``
-    (:func:`reproducer.data.pairs.training_pairs`), word embeddings initialised from ``vectors``, under a
-    :class:`~reproducer.presets.ParaphrasticPreset`. Returns the encoder (a
-    :class:`~reproducer.encoders.trained.TokenEncoder`, savable) and the training log; ``evaluate(encoder)``
-    is called as in :func:`reproducer.train.train`."""
+VARIANTS = {  # the models of Table 2 (our names): CompositionalConfig options (kind, layers, activation, output gate)
+    "PP": {"kind": "PP"}, "proj": {"kind": "proj"}, "DAN": {"kind": "DAN", "layers": 1, "activation": "tanh"},
+    "RNN": {"kind": "RNN", "activation": "tanh"}, "iRNN": {"kind": "iRNN"},
+    "LSTM (no o.g.)": {"kind": "LSTM", "output_gate": False}, "LSTM (o.g.)": {"kind": "LSTM", "output_gate": True},
+}
+
+
+def fit_paraphrastic(variant: str | dict, preset: ParaphrasticPreset, data, *, checkpoint=None, evaluate=None,
+                     seed: int = 0, device=None, progress: bool = True):
+    """Train one of Wieting et al.'s models with Eq. 11 on ``data.pairs`` (:func:`reproducer.data.pairs.training_pairs`;
+    ``data`` a :class:`~reproducer.train.TrainingData`), word embeddings initialised from ``data.vectors``.
+    ``variant``: a name of :data:`VARIANTS` or the options of
+    :class:`~reproducer.encoders.compositional.CompositionalConfig` (``kind``, ``layers``, ``activation``,
+    ``output_gate``). The test-time encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` (savable);
+    ``evaluate(fitted, step)`` as in :func:`reproducer.train.fit_module`. Returns a :class:`~reproducer.train.Fitted`."""
     from reproducer.data.pairs import PairSampler
     from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
     from reproducer.encoders.trained import TokenEncoder
     from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import TrainConfig, train
+    from reproducer.train import fit_module
 
+    options = VARIANTS.get(variant) if isinstance(variant, str) else dict(variant)
+    if options is None:
+        raise ReproducerError(f"Unknown paraphrastic model {variant!r}; choose one of {', '.join(VARIANTS)}.")
+    kind = options["kind"]
+    pairs, vectors = data.pairs, data.vectors
     seed_everything(seed)
     vocab, table = initial_vocabulary(vectors, pairs, preset.vocab_size, seed)
-    config = CompositionalConfig(kind, len(vocab), vectors.dim, layers=layers, activation=activation,
-                                 output_gate=output_gate)
+    config = CompositionalConfig(kind, len(vocab), vectors.dim, layers=options.get("layers", 1),
+                                 activation=options.get("activation"), output_gate=options.get("output_gate", True))
     encoder = CompositionalEncoder(config, table)
     model = ParaphraseModel(encoder, delta=preset.delta, mode=preset.negatives, lambda_c=preset.lambda_c,
                             lambda_w=preset.lambda_w, train_words=preset.train_words, seed=seed)
@@ -236,9 +277,8 @@ def fit_paraphrastic(kind: str, preset, pairs, vectors, *, activation: str | Non
     model.to(device)
     wrapped = TokenEncoder(encoder, vocab, kind, device=device)
     sampler = PairSampler(pairs, vocab, preset.batch_size, max_len=preset.max_len, seed=seed)
-    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
-                progress=progress, desc=kind, evaluate=(lambda: evaluate(wrapped)) if evaluate else None)
-    return wrapped, log
+    return fit_module(model, wrapped, sampler.batch, preset, name=kind, checkpoint=checkpoint, evaluate=evaluate,
+                      seed=seed, device=device, progress=progress)
 
 
 def norm_weighted_vectors(vocab, initial, trained, name: str = "initial x trained weight"):

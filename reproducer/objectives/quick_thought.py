@@ -19,49 +19,51 @@ At test time a sentence's vector is ``[f(s); g(s)]``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.errors import ReproducerError
+from reproducer.train import Preset
+from reproducer.objectives.context import context_loss, context_targets
 
 
-def context_targets(positions: torch.Tensor, book_ids: torch.Tensor, context: int = 1, *,
-                    include_self: bool = False) -> torch.Tensor:
-    """``(N, N)`` target matrix: row ``i`` uniform over the sentences within ``context`` of ``i`` in the
-    same book (all zero for a sentence with none), and ``i`` itself with ``include_self`` (consensus
-    maximisation's ``|i − j| ≤ c``). Raises unless the batch is contiguous."""
-    same_book = book_ids[1:] == book_ids[:-1]
-    if not torch.equal(positions[1:][same_book] - positions[:-1][same_book], torch.ones_like(positions[1:][same_book])):
-        raise ReproducerError("A Quick-Thoughts batch must be contiguous sentences: positions must increase by "
-                              "one inside a book.")
-    offset = (positions[None, :] - positions[:, None]).abs()
-    mask = ((offset > 0) | include_self) & (offset <= context) & (book_ids[None, :] == book_ids[:, None])
-    counts = mask.sum(dim=1, keepdim=True).clamp(min=1)
-    return mask.float() / counts
+@dataclass(frozen=True, kw_only=True)
+class QuickThoughtPreset(Preset):
+    """Logeswaran & Lee (2018): sizes, optimiser and budget of the QT family. ``hidden`` is the width of
+    each of f and g (uni-QT's vector is ``[f; g]``: 2 × hidden); bi-QT's f and g are forward + backward
+    GRUs of ``bi_hidden`` each."""
+
+    max_books: int | None
+    vocab_size: int  # tunable-embedding vocabulary (paper: ~50k)
+    word_dim: int  # paper: 300
+    hidden: int  # paper: 1200 (uni-QT: 2400-d vectors)
+    bi_hidden: int  # paper: 600 (bi-QT: 2400-d vectors)
+    bow_dim: int = 300  # BoW-QT embedding size (paper's Appendix B: 300)
+    batch_size: int = 400  # contiguous sentences per batch = candidates per softmax
+    context: int = 1  # sentences on each side (context size 3 in the paper's terms)
+    max_len: int = 30
+    lr: float = 5e-4  # Adam, as the paper
+    clip: float = 10.0  # not stated in the paper; as our skip-thought
+
+
+PRESETS: dict[str, QuickThoughtPreset] = {p.name: p for p in [
+    QuickThoughtPreset(name="smoke", max_books=3, vocab_size=2000, word_dim=32, hidden=16, bi_hidden=8, bow_dim=32,
+                       batch_size=32, max_len=20, max_steps=30),
+    # equal vector sizes to the default skip-thoughts (uni: 2 x 300 = 600-d; bi: 2 x 2 x 150)
+    QuickThoughtPreset(name="default", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
+                       max_seconds=120, eval_every=40),
+    QuickThoughtPreset(name="paper", max_books=None, vocab_size=50000, word_dim=300, hidden=1200, bi_hidden=600,
+                       max_seconds=11 * 3600, eval_every=3600, eval_config="paper"),
+]}
 
 
 def quick_thought_loss(u: torch.Tensor, v: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """Mean over sentences with a context of KL(targets ‖ softmax(u vᵀ)), a sentence never its own candidate.
     ``u = f(batch)``, ``v = g(batch)``: ``(N, d)``; ``targets`` from :func:`context_targets`."""
     return context_loss(u @ v.T, targets)
-
-
-def context_loss(scores: torch.Tensor, targets: torch.Tensor, *, exclude_self: bool = True) -> torch.Tensor:
-    """Mean over sentences with a context of KL(targets ‖ softmax(scores)) row by row, the diagonal (a
-    sentence as its own candidate) excluded unless ``exclude_self=False``: the classification over in-batch
-    candidates shared by Quick-Thoughts and consensus maximisation. ``scores``: ``(N, N)``; ``targets`` from
-    :func:`context_targets`."""
-    if exclude_self:
-        scores = scores.masked_fill(torch.eye(len(scores), dtype=torch.bool, device=scores.device), float("-inf"))
-    log_p = F.log_softmax(scores, dim=1)
-    has_context = targets.sum(dim=1) > 0
-    if not has_context.any():
-        raise ReproducerError("No sentence of the batch has a context sentence in the same book.")
-    t = targets[has_context]
-    kl = torch.where(t > 0, t * (torch.log(t.clamp(min=1e-30)) - log_p[has_context]), torch.zeros_like(t))
-    return kl.sum(dim=1).mean()
 
 
 class QuickThought(nn.Module):
@@ -116,24 +118,24 @@ def build_quick_thought(variant: str, preset, vocab_size: int, pretrained=None) 
     raise ReproducerError(f"Unknown Quick-Thoughts variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
 
 
-def fit_quick_thought(variant: str, preset, tokenized, vocab, *, pretrained=None, checkpoint=None, evaluate=None,
+def fit_quick_thought(variant: str, preset: QuickThoughtPreset, data, *, checkpoint=None, evaluate=None,
                       seed: int = 0, device=None, progress: bool = True):
-    """Train one QT variant on contiguous batches of a :class:`~reproducer.data.batches.TokenizedCorpus`
-    (ids of ``vocab``; for MC-QT, ids of the big vocabulary of ``pretrained``). Returns the test-time
-    encoder ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`) and the training log."""
+    """Train one QT variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`:
+    ids of ``data.vocab``; for MC-QT, ids of the big vocabulary of ``data.pretrained``). The test-time encoder is
+    ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`); ``evaluate(fitted, step)`` scores it
+    during training. Returns a :class:`~reproducer.train.Fitted`."""
     from reproducer.data.batches import ContiguousSampler
     from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
     from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import TrainConfig, train
+    from reproducer.train import fit_module
 
     seed_everything(seed)
-    model = build_quick_thought(variant, preset, len(vocab), pretrained)
+    model = build_quick_thought(variant, preset, len(data.vocab), data.pretrained)
     device = default_device(device)
     model.to(device)
-    ids_vocab = pretrained[0] if variant == "MC-QT" else vocab
+    ids_vocab = data.pretrained[0] if variant == "MC-QT" else data.vocab
     encoder = ConcatEncoder([TokenEncoder(model.f, ids_vocab, f"{variant}.f", device=device),
                              TokenEncoder(model.g, ids_vocab, f"{variant}.g", device=device)], variant)
-    sampler = ContiguousSampler(tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
-    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
-                progress=progress, desc=variant, evaluate=(lambda: evaluate(encoder)) if evaluate else None)
-    return encoder, log
+    sampler = ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
+    return fit_module(model, encoder, sampler.batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
+                      seed=seed, device=device, progress=progress)

@@ -32,6 +32,35 @@ import torch.nn.functional as F
 from torch import nn
 
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
+from reproducer.errors import ReproducerError
+from reproducer.train import Preset
+
+
+@dataclass(frozen=True, kw_only=True)
+class SkipThoughtPreset(Preset):
+    """Kiros et al. (2015): sizes, optimiser and budget of uni-skip and bi-skip."""
+
+    max_books: int | None  # corpus books per split (None: all 389 + 10)
+    vocab_size: int  # including <pad> <unk> <s> </s> (paper: 20,000)
+    word_dim: int  # paper: 620
+    uni_hidden: int  # uni-skip GRU width (paper: 2400)
+    bi_hidden: int  # width of each direction of bi-skip (paper: 1200, so 2400 in all)
+    decoder_hidden: int  # conditional GRU width (the authors' code: as the encoder)
+    batch_size: int = 128
+    max_len: int = 30  # tokens kept per sentence (the authors' code: 30)
+    lr: float = 1e-3  # Adam; the paper does not state it
+    clip: float = 10.0  # gradient-norm clipping
+    n_sampled: int = 0  # 0: exact softmax; K > 0: batch targets + K random words (a named deviation)
+
+
+PRESETS: dict[str, SkipThoughtPreset] = {p.name: p for p in [
+    SkipThoughtPreset(name="smoke", max_books=3, vocab_size=2000, word_dim=32, uni_hidden=32, bi_hidden=16,
+                      decoder_hidden=32, batch_size=16, max_len=20, max_steps=30, eval_every=None),
+    SkipThoughtPreset(name="default", max_books=None, vocab_size=20000, word_dim=300, uni_hidden=600, bi_hidden=300,
+                      decoder_hidden=600, n_sampled=1024, max_seconds=360, eval_every=60),
+    SkipThoughtPreset(name="paper", max_books=None, vocab_size=20000, word_dim=620, uni_hidden=2400, bi_hidden=1200,
+                      decoder_hidden=2400, max_seconds=14 * 24 * 3600, eval_every=3600, eval_config="paper"),
+]}
 
 
 class ConditionalGRU(nn.Module):
@@ -127,29 +156,35 @@ class SkipThought(nn.Module):
                                  self.logits(self.decode_next, batch.next_in, h, cand), next_out, pad_id=pad)
 
 
-def fit_skip_thought(preset, tokenized, vocab, *, bidirectional: bool, checkpoint=None, evaluate=None,
-                     seed: int = 0, device=None, progress: bool = True):
-    """Train uni-skip (``bidirectional=False``) or bi-skip on a :class:`~reproducer.data.batches.TokenizedCorpus`
-    under a :class:`~reproducer.presets.SkipThoughtPreset`; resume from ``checkpoint`` when present.
+VARIANTS = {"uni-skip": False, "bi-skip": True}  # name -> bidirectional encoder
 
-    ``evaluate(encoder)`` (a :class:`~reproducer.encoders.trained.TokenEncoder` over the current weights)
-    returns scores for the training curve. Returns the trained encoder and the :class:`~reproducer.train.TrainLog`.
-    """
+
+def build_skip_thought(variant: str, preset: SkipThoughtPreset, vocab_size: int) -> SkipThought:
+    """uni-skip (a GRU of ``uni_hidden``) or bi-skip (a bidirectional GRU of ``bi_hidden`` per direction)."""
+    if variant not in VARIANTS:
+        raise ReproducerError(f"Unknown skip-thought variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
+    bi = VARIANTS[variant]
+    encoder = RecurrentConfig(vocab_size, preset.word_dim, preset.bi_hidden if bi else preset.uni_hidden, bi)
+    return SkipThought(SkipThoughtConfig(encoder, preset.decoder_hidden))
+
+
+def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
+                     device=None, progress: bool = True):
+    """Train uni-skip or bi-skip on ``data.tokenized`` (ids of ``data.vocab``: a
+    :class:`~reproducer.train.TrainingData`); resume from ``checkpoint`` when present. The test-time encoder is a
+    :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's current weights; ``evaluate(fitted, step)``
+    scores it for the training curve. Returns a :class:`~reproducer.train.Fitted`."""
     from reproducer.data.batches import TripleSampler
     from reproducer.encoders.trained import TokenEncoder
     from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import TrainConfig, train
+    from reproducer.train import fit_module
 
-    name = "bi-skip" if bidirectional else "uni-skip"
     seed_everything(seed)
-    hidden = preset.bi_hidden if bidirectional else preset.uni_hidden
-    model = SkipThought(SkipThoughtConfig(RecurrentConfig(len(vocab), preset.word_dim, hidden, bidirectional),
-                                          preset.decoder_hidden))
+    model = build_skip_thought(variant, preset, len(data.vocab))
     device = default_device(device)
     model.to(device)
-    sampler = TripleSampler(tokenized, vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
+    sampler = TripleSampler(data.tokenized, data.vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
                             n_sampled=preset.n_sampled)
-    encoder = TokenEncoder(model.encoder, vocab, name, device=device)
-    log = train(model, sampler.batch, TrainConfig.from_preset(preset, seed), checkpoint=checkpoint, device=device,
-                progress=progress, desc=name, evaluate=(lambda: evaluate(encoder)) if evaluate else None)
-    return encoder, log
+    encoder = TokenEncoder(model.encoder, data.vocab, variant, device=device)
+    return fit_module(model, encoder, sampler.batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
+                      seed=seed, device=device, progress=progress)

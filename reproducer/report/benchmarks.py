@@ -9,8 +9,9 @@ import random
 import pandas as pd
 
 from reproducer.evaluate.tasks import TASKS, Task
+from reproducer.models import PAPER_LABELS
 
-ST, QT, PP, CM, MM = "Kiros 2015", "Logeswaran 2018", "Wieting 2016", "Tang 2019", "Zhang 2018"
+ST, QT, PP, CM, MM = "kiros2015", "logeswaran2018", "wieting2016", "tang2019", "zhang2018"  # keys of models.PAPERS
 
 #: Which of the five papers report each task (supervised-transfer or unsupervised, as the paper does).
 #: Wieting et al. report SICK-E and SST with models fine-tuned on the task (their Table 5), not frozen probes;
@@ -51,7 +52,7 @@ def benchmark_table(tasks: dict[str, Task] | None = None) -> pd.DataFrame:
                      "splits": ", ".join(f"{k} {v:,}" for k, v in sizes.items()),
                      "records": sum(sizes.values()), "metric": task.main_metric,
                      "protocol": task.description, "source": task.citation,
-                     "reported by": ", ".join(REPORTED_BY.get(name, ())) or "(none of the five)"})
+                     "reported by": ", ".join(PAPER_LABELS[p] for p in REPORTED_BY.get(name, ())) or "(none of the five)"})
     return pd.DataFrame(rows)
 
 

@@ -12,9 +12,6 @@ from pathlib import Path
 
 import pandas as pd
 
-# Maps the papers' row names to our baseline encoders (same method, our vectors).
-BASELINE_ROWS = {"glove-bow": ["GloVe BoW", "GloVe BOW"], "sif-glove": ["SIF (GloVe + WR)"],
-                 "word2vec-bow": ["word2vec BOW"]}
 
 
 @lru_cache(maxsize=1)
@@ -34,9 +31,12 @@ def published(paper: str | None = None, model: str | list[str] | None = None) ->
 
 def compare(ours: pd.DataFrame, encoder: str) -> pd.DataFrame:
     """Paper vs ours for one of our encoders: one row per published (paper, table, task, metric)
-    with the published value, ours and the difference (ours - published). ``ours`` is
+    with the published value, ours and the difference (ours - published); the published rows are those
+    :mod:`reproducer.models` names for the encoder (e.g. GloVe averaging for ``glove-bow``). ``ours`` is
     ``Results.to_frame()`` (several encoders may be stacked)."""
-    rows = published(model=BASELINE_ROWS.get(encoder, [encoder])).rename(columns={"value": "published"})
+    from reproducer.models import published_names
+
+    rows = published(model=published_names(encoder)).rename(columns={"value": "published"})
     mine = ours[ours.encoder == encoder].set_index(["task", "metric"])["value"]
     rows["ours"] = [mine.get((t, m), float("nan")) for t, m in zip(rows.task, rows.metric)]
     rows["diff"] = rows["ours"] - rows["published"]

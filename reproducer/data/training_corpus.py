@@ -1,0 +1,15 @@
+"""A training corpus as word ids: the vocabulary of its most frequent words and every sentence as ids of it, in the
+:class:`~reproducer.train.TrainingData` every family's ``fit`` reads (skip-thoughts, Quick-Thoughts, ...)."""
+from __future__ import annotations
+
+from reproducer.data.batches import TokenizedCorpus
+from reproducer.data.vocab import Vocabulary
+from reproducer.train import TrainingData
+
+
+def word_ids(corpus, vocab_size: int | None) -> TrainingData:
+    """``corpus`` (a :class:`~reproducer.data.corpus.Corpus`, or anything with ``sentences`` and ``book_spans``) as
+    ids of its ``vocab_size`` most frequent words (special tokens included; rarer words become ``<unk>``):
+    ``TrainingData(tokenized=..., vocab=...)``."""
+    vocab = Vocabulary.build(corpus.sentences, max_size=vocab_size)
+    return TrainingData(tokenized=TokenizedCorpus.from_corpus(corpus, vocab), vocab=vocab)

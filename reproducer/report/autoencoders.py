@@ -1,0 +1,374 @@
+"""Zhang et al. (2018) against our mean-max autoencoders: the chapter's tables, figures and checked claims.
+
+- Table 1 (:func:`table1`): our mean-max AAE, the paper's row, and the earlier chapters' models read from ``results/``
+  (:func:`combine_skip` adds chapter 01's missing tasks from its saved encoders), in the paper's columns
+  (:data:`TABLE1`, from Conneau et al. 2017);
+- Table 2 (:func:`table2`): macro and micro averages over the paper's task sets
+  (:func:`~reproducer.report.averages.task_averages`) next to the printed ones;
+- Table 3 (:func:`variant_rows`, :func:`paper_variant_rows`): the six pooling × architecture variants;
+- training and timing (:func:`training_table`, :func:`timing_table`, :func:`model_sizes`) and the figures;
+- :func:`claims`: sections 4.3-4.4 and Figure 2 as checks.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from reproducer.errors import ReproducerError
+from reproducer.report.averages import task_averages
+
+PAPER = "zhang2018"
+#: Zhang et al.'s Table 1 columns: column -> (task, metric) in our results and in ``published.csv``.
+TABLE1 = {"MR": ("MR", "acc"), "CR": ("CR", "acc"), "SUBJ": ("SUBJ", "acc"), "MPQA": ("MPQA", "acc"),
+          "SST2": ("SST2", "acc"), "TREC": ("TREC", "acc"), "MRPC": ("MRPC", "acc"), "MRPC F1": ("MRPC", "f1"),
+          "SICK-E": ("SICK-E", "acc"), "SICK-R": ("SICK-R", "pearson"), "STS14 r": ("STS14", "wmean.pearson"),
+          "STS14 ρ": ("STS14", "wmean.spearman")}
+#: The correlation columns (shown with three decimals; the rest are accuracies in %).
+CORRELATIONS = ["SICK-R", "STS14 r", "STS14 ρ"]
+#: The 8 tasks of the paper's main average.
+EIGHT = ("MR", "CR", "SUBJ", "MPQA", "SST2", "TREC", "MRPC", "SICK-E")
+#: Chapter 00b's baselines in Table 1: our result file -> (our row, the paper's row or None).
+BASELINES = {"word2vec-bow": ("word2vec avg (ours, ch. 00b)", "word2vec BOW"),
+             "glove-bow": ("GloVe-50d avg (ours, ch. 00b)", "GloVe BOW"),
+             "sif-glove": ("GloVe-50d SIF (ours, ch. 00b)", "SIF (GloVe + WR)"),
+             "minilm": ("all-MiniLM-L6-v2 (ours, ch. 00b)", None)}
+#: The models of the timing study (``reproducer.bench`` objectives) by their names here.
+TIMED = {"aae": "mean-max AAE", "rae": "mean-max RAE", "skip_thought": "skip-thought (uni)"}
+
+
+def transfer_row(results) -> dict:
+    """One row in the :data:`TABLE1` columns from our results (task -> metric -> value, as ``Results.to_json()``'s
+    ``results``) or from a published row (a Series indexed by (task, metric)); NaN where a score is missing."""
+    def get(task, metric):
+        if isinstance(results, pd.Series):
+            return results.get((task, metric), np.nan)
+        return results.get(task, {}).get(metric, np.nan)
+
+    return {column: get(*key) for column, key in TABLE1.items()}
+
+
+def set_averages(row) -> dict:
+    """The macro and micro averages of a row's 8 task accuracies over the paper's task sets, keyed (set, kind)."""
+    from reproducer.report.averages import TASK_SETS
+
+    frame = task_averages({t: row[t] for t in EIGHT})
+    return {(s, kind): frame.loc[s, kind] for s in TASK_SETS for kind in ("macro", "micro")}
+
+
+def paper_rows() -> pd.DataFrame:
+    """The paper's Table 3 and Table 1 rows, one per model, columns (task, metric)."""
+    from reproducer.report.tables import paper_table
+
+    return paper_table(PAPER, ["Table 3", "Table 1"], columns=["task", "metric"])
+
+
+def earlier_json(run, chapter: str, name: str) -> dict | None:
+    """:meth:`run.earlier <reproducer.notebook.NotebookRun.earlier>`, or ``None`` when that chapter has not been run
+    at this preset (its rows are then left out)."""
+    try:
+        return run.earlier(chapter, name)
+    except ReproducerError:
+        return None
+
+
+def combine_skip(preset: str, vectors):
+    """Chapter 01's combine-skip from its saved encoder bundles at ``preset``, vocabulary expanded with ``vectors``
+    (as chapter 01 evaluates it); ``None`` when the bundles are absent (they are not committed)."""
+    from reproducer.encoders.trained import ConcatEncoder
+    from reproducer.models import model
+    from reproducer.notebook import NotebookRun
+
+    chapter = NotebookRun(model("combine-skip").chapter, preset)
+    parts = {name: chapter.encoder(name) for name in model("combine-skip").parts}
+    if any(encoder is None for encoder in parts.values()):
+        return None
+    return ConcatEncoder([encoder.expanded(vectors, name=name)[0] for name, encoder in parts.items()], "combine-skip")
+
+
+def neighbour_encoders(encoder_of: Callable[[str], object], names, preset: str, vectors) -> dict:
+    """The encoders of the chapter's neighbour table and explorer: ``encoder_of(name)`` for each of ``names``, then
+    chapter 01's combine-skip when its saved encoders exist (:func:`combine_skip`)."""
+    encoders = {name: encoder_of(name) for name in names}
+    skip = combine_skip(preset, vectors)
+    if skip is not None:
+        encoders["combine-skip (ch. 01)"] = skip
+    return encoders
+
+
+def combine_skip_extra(run, vectors, tasks: list[str], config: str) -> dict:
+    """Chapter 01's combine-skip on the Table 1 tasks chapter 01 does not evaluate (SST2, SICK-E, STS14; those of
+    ``tasks``), kept as ``eval_combine-skip_extra.json``; no results when its encoders are absent."""
+    def compute():
+        from reproducer.evaluate import evaluate
+
+        encoder = combine_skip(run.preset, vectors)
+        missing = [t for t in tasks if t in ("SST2", "SICK-E", "STS14")]
+        return evaluate(encoder, missing, config, progress=False).to_json() if encoder else {"results": {}}
+
+    return run.json("eval_combine-skip_extra", compute)
+
+
+def table1(ours: dict, paper: pd.DataFrame, run, extra: Callable[[], dict]) -> pd.DataFrame:
+    """Table 1: our mean-max AAE (``ours``: its results), the paper's row and their difference, then the earlier
+    chapters' models read with ``run`` (combine-skip completed by ``extra()``, see :func:`combine_skip_extra`;
+    quick-thoughts; the multi-view ensemble; the baselines, each beside the paper's row of its method)."""
+    rows = {"mean-max AAE (ours)": transfer_row(ours), "mean-max AAE (paper)": transfer_row(paper.loc["mean-max AAE"])}
+    rows["ours − paper"] = {k: rows["mean-max AAE (ours)"][k] - rows["mean-max AAE (paper)"][k] for k in TABLE1}
+    if (r := earlier_json(run, "01_skip_thoughts", "eval_combine-skip")):
+        rows["combine-skip (ours, ch. 01)"] = transfer_row({**r["results"], **extra()["results"]})
+    for name in ("uni-QT", "MC-QT"):
+        if (r := earlier_json(run, "02_quick_thoughts", f"eval_{name}")):
+            rows[f"{name} (ours, ch. 02)"] = transfer_row(r["results"])
+    if (r := earlier_json(run, "04_consensus", "eval_MV_ensemble")):
+        both = {**r["supervised"]["results"], **r["unsupervised"]["results"]}
+        rows["MV ensemble (ours, ch. 04)"] = transfer_row(both)
+    for key, (ours_name, paper_name) in BASELINES.items():
+        if (r := earlier_json(run, "00b_baselines", key)):
+            rows[ours_name] = transfer_row(r["results"])
+        if paper_name:
+            rows[f"{paper_name} (paper)"] = transfer_row(paper.loc[paper_name])
+    return pd.DataFrame(rows).T
+
+
+def table2(table1: pd.DataFrame) -> pd.DataFrame:
+    """Table 2: :func:`set_averages` of every row of :func:`table1` (not the difference), the paper's printed
+    averages, and our mean-max AAE minus the paper's (computed from its Table 1 row); columns (set, kind)."""
+    from reproducer.report.published import published
+
+    table = pd.DataFrame({name: set_averages(row) for name, row in table1.drop(index="ours − paper").iterrows()}).T
+    printed = published(PAPER).query("table == 'Table 2'")
+    for model, group in printed.groupby("model", sort=False):
+        values = group.set_index(["task", "metric"]).value
+        table.loc[f"{model} (paper, as printed)"] = [values.get(k, np.nan) for k in table.columns]
+    table.loc["mean-max AAE: ours − paper"] = table.loc["mean-max AAE (ours)"] - table.loc["mean-max AAE (paper)"]
+    table.columns = pd.MultiIndex.from_tuples(table.columns)
+    return table
+
+
+def flat_columns(table: pd.DataFrame, sep: str = " ", index: str = "model") -> pd.DataFrame:
+    """A table with two-level columns as a CSV of ``results/`` stores it: columns ``"<a><sep><b>"``, the index as
+    the first column, named ``index``."""
+    return table.set_axis([f"{a}{sep}{b}" for a, b in table.columns], axis=1).reset_index(names=index)
+
+
+def variant_rows(results: dict[str, dict]) -> pd.DataFrame:
+    """Table 3's rows for our models (name -> results as ``Results.to_json()['results']``): :data:`TABLE1` columns and
+    the ``8-task macro`` average."""
+    rows = pd.DataFrame({name: transfer_row(r) for name, r in results.items()}).T
+    rows["8-task macro"] = [set_averages(rows.loc[n])[("8 tasks", "macro")] for n in rows.index]
+    return rows.astype(float)
+
+
+def paper_variant_rows(paper: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The paper's Table 3 rows of ``names`` in the columns of :func:`variant_rows` (its printed 8-task macro)."""
+    rows = {name: {**transfer_row(paper.loc[name]), "8-task macro": paper.loc[name].get(("8 tasks", "macro"))}
+            for name in names}
+    return pd.DataFrame(rows).T.astype(float)
+
+
+def training_table(training: dict[str, dict], epoch: int):
+    """The training of each variant (name -> its stored record): batches, parameters, seconds and speed, share of an
+    epoch of ``epoch`` sentences, final loss, held-out accuracy and attention on ``z_mean``; a formatted Styler."""
+    table = pd.DataFrame({
+        name: {"batches": r["step"], "trainable parameters": r["parameters"], "training seconds": r["seconds"],
+               "minutes per 1000 batches": r["seconds"] / r["step"] * 1000 / 60,
+               "share of one epoch": r["examples"] / epoch,
+               "final loss": r["losses"][-1]["loss"], "held-out reconstruction accuracy": r["held_out"]["accuracy"],
+               "attention on z_mean": r["held_out"]["attention"].get("z_mean", np.nan)}
+        for name, r in training.items()}).T
+    return table.style.format(
+        {"batches": "{:,.0f}", "trainable parameters": "{:,.0f}", "training seconds": "{:,.0f}",
+         "minutes per 1000 batches": "{:.1f}", "share of one epoch": "{:.1%}", "final loss": "{:.3f}",
+         "held-out reconstruction accuracy": "{:.1%}", "attention on z_mean": "{:.3f}"}, na_rep="–")
+
+
+def curve_logs(training: dict[str, dict], untrained: dict[str, dict], names) -> dict[str, dict]:
+    """The training curves of ``names`` as logs (name -> ``{"evals": [...]}``): the untrained model's point (step 0)
+    followed by the points recorded while training."""
+    return {n: {"evals": [untrained[n]["point"], *training[n]["evals"]]} for n in names}
+
+
+def training_figure(training: dict[str, dict], curves: dict[str, dict]):
+    """The training loss of every variant by batch, and the held-out reconstruction accuracy and STS14 of the
+    ``curves`` logs (:func:`curve_logs`) against training minutes."""
+    import matplotlib.pyplot as plt
+
+    from reproducer.report.plots import curves as loss_curves, score_curves
+
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
+    loss_curves(training, "loss", axes[0], x="step", xlabel="batch", ylabel="label-smoothed cross-entropy",
+                title="Training loss, six variants")
+    axes[0].get_legend().set_title("variant")
+    for ax, metric, label in [(axes[1], "accuracy", "held-out reconstruction accuracy"),
+                              (axes[2], "STS14", "STS14 Pearson r")]:
+        score_curves(curves, metric, ax, xlabel="training minutes (2 CPU cores)", ylabel=label,
+                     title=f"{label} vs wall-clock")
+    fig.tight_layout()
+    return fig
+
+
+def paper_timing() -> tuple[pd.Series, pd.DataFrame]:
+    """The paper's section 4.4: minutes per 1000 batches by model, and all its rows (parameters, hours)."""
+    from reproducer.report.published import published
+
+    section = published(PAPER).query("table == 'Section 4.4'")
+    return section.query("metric == 'minutes per 1000 batches'").set_index("model").value, section
+
+
+def our_minutes(timing: dict) -> dict[str, float]:
+    """Minutes per 1000 batches of each timed model (:data:`TIMED` names) from a ``bench_train`` record."""
+    return {TIMED[r["objective"]]: r["minutes_per_1000_batches"] for r in timing["runs"]}
+
+
+def timing_table(timing: dict):
+    """The timing study (a ``bench_train`` record) beside the paper's minutes per 1000 batches; a formatted Styler."""
+    table = pd.DataFrame({TIMED[r["objective"]]: {
+        "batch": r["batch_size"], "batches timed": r["steps"],
+        "minutes per 1000 batches (ours)": r["minutes_per_1000_batches"],
+        "sentences / second": r["sentences_per_second"], "trainable parameters": r["parameters"],
+        "peak memory (MiB)": r["peak_memory_bytes"] / 2**20} for r in timing["runs"]}).T
+    for model, minutes in paper_timing()[0].items():
+        table.loc[f"{model} (paper, GTX 1080)", "minutes per 1000 batches (paper)"] = minutes
+    return table.style.format("{:,.1f}", na_rep="–").format(
+        "{:,.0f}", subset=["batch", "batches timed", "trainable parameters"], na_rep="–")
+
+
+def timing_figure(ours: dict[str, float], paper: pd.Series):
+    """Minutes per 1000 batches as horizontal bars: ours (CPU) then the paper's (GPU)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 2.8))
+    bars = pd.Series({**{f"{k} (ours, CPU)": v for k, v in ours.items()},
+                      **{f"{k} (paper, GPU)": v for k, v in paper.items()}})
+    ax.barh(bars.index, bars.values, color=["C0" if "ours" in k else "C7" for k in bars.index])
+    ax.invert_yaxis()
+    ax.set(xlabel="minutes per 1000 batches", title="Training speed per batch (lower is faster)")
+    return fig
+
+
+def model_sizes() -> pd.DataFrame:
+    """Millions of trainable parameters at the paper's sizes (built on PyTorch's ``meta`` device, no memory; fixed
+    word vectors excluded): the mean-max AAE (d_m 2048, d_f 4096, 21.6k output words) and uni-skip (2400, 620-d
+    words, 20k words), by part, beside the paper's counts (section 4.4)."""
+    import torch
+
+    from reproducer.encoders.attention import AAEConfig
+    from reproducer.encoders.recurrent import RecurrentConfig
+    from reproducer.evaluate.reconstruction import trainable
+    from reproducer.objectives.autoencoder import MeanMaxAAE
+    from reproducer.objectives.skip_thought import SkipThought, SkipThoughtConfig
+
+    with torch.device("meta"):
+        aae = MeanMaxAAE(np.zeros((8, 300), np.float32), AAEConfig(21600, 300, 2048, 4096))
+        st = SkipThought(SkipThoughtConfig(RecurrentConfig(20000, 620, 2400), 2400))
+    embeddings = st.encoder.embed.weight.numel()
+    sizes = pd.DataFrame({
+        "mean-max AAE (d_m 2048, d_f 4096, 21.6k words)": {
+            "encoder": trainable(aae.encoder),
+            "decoder without output layer": trainable(aae.decoder) - trainable(aae.decoder.project),
+            "output layer": trainable(aae.decoder.project), "all, word vectors excluded": trainable(aae)},
+        "skip-thought (uni, 2400, 620-d words, 20k words)": {
+            "encoder": trainable(st.encoder) - embeddings,
+            "decoder without output layer": trainable(st.decode_prev) + trainable(st.decode_next),
+            "output layer": trainable(st.out), "all, word vectors excluded": trainable(st) - embeddings}}).T / 1e6
+    section = paper_timing()[1].query("metric == 'millions of parameters'").set_index("model").value
+    sizes["paper (millions)"] = [section["mean-max AAE"], section["skip-thought"]]
+    return sizes
+
+
+def macro_figure(ours: pd.DataFrame, paper: pd.DataFrame):
+    """Table 3's 8-task macro averages as two heatmaps (AAE/RAE × mean-max/mean/max), ours and the paper's; rows of
+    both frames in the order mean-max, mean, max AAE, then the same RAE."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    macro = pd.DataFrame({"ours": ours["8-task macro"], "paper": paper["8-task macro"]}).astype(float)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
+    for ax, source in zip(axes, ["ours", "paper"]):
+        values = macro[source].values.reshape(2, 3)
+        sns.heatmap(pd.DataFrame(values, index=["AAE", "RAE"], columns=["mean-max", "mean", "max"]), annot=True,
+                    fmt=".1f", cmap="Blues", ax=ax, cbar=False)
+        ax.set(title=f"8-task macro average, {source}")
+    return fig
+
+
+def attention_figure(maps: list[dict]):
+    """Figure 2: for each sentence of ``maps`` (:func:`~reproducer.evaluate.reconstruction.attention_maps`), the
+    decoder's weight on each pooled vector while predicting each token, as a heatmap."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, axes = plt.subplots(len(maps), 1, figsize=(11, 1.35 * len(maps) + 0.6), squeeze=False)
+    for ax, m in zip(axes[:, 0], maps):
+        frame = attention_frame(m)
+        sns.heatmap(frame, vmin=0, vmax=1, cmap="viridis", annot=True, fmt=".2f", annot_kws={"size": 7}, cbar=False,
+                    ax=ax, xticklabels=m["words"])
+        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+    fig.suptitle("Mean-max attention of the AAE decoder while predicting each token (mean over heads)")
+    fig.tight_layout()
+    return fig
+
+
+def attention_frame(m: dict) -> pd.DataFrame:
+    """One sentence's attention map: rows the pooled vectors, columns the decoding steps (float32, as computed)."""
+    weights = np.asarray(m["weights"], dtype=np.float32)
+    return pd.DataFrame(weights, index=m["pooled"], columns=range(len(m["words"])))
+
+
+def attention_note(maps: list[dict]) -> str:
+    """What the example sentences show: the weight on ``z_mean`` at the first token and at ``</s>``, and whether it
+    grows along every sentence."""
+    steps = [attention_frame(m).loc["z_mean"].round(3).tolist() for m in maps]
+    if all(s[-1] > s[0] for s in steps):
+        return ("In these sentences the weight on z_mean is " + ", ".join(
+            f"{s[0]:.2f} at the first token and {s[-1]:.2f} at `</s>`" for s in steps)
+            + ": the decoder leans on z_max early in the sentence and more on z_mean as it goes.")
+    return "In these sentences the weight on z_mean does not grow steadily along the sentence."
+
+
+def attention_table(training: dict[str, dict], names) -> pd.DataFrame:
+    """The mean attention weight on each pooled vector over the held-out tokens, for the variants ``names``."""
+    table = pd.DataFrame({name: training[name]["held_out"]["attention"] for name in names}).T
+    table["held-out tokens"] = [training[name]["held_out"]["tokens"] for name in names]
+    return table
+
+
+def claims(macro: pd.Series, minutes: dict[str, float], training: dict[str, dict],
+           table2: pd.DataFrame) -> pd.DataFrame:
+    """The paper's claims (sections 4.3-4.4, Figure 2) checked on our numbers: ``macro`` (variant -> 8-task macro
+    average), ``minutes`` per 1000 batches (:func:`our_minutes`), the stored ``training`` records and :func:`table2`.
+    One row per claim: ``claim``, ``outcome`` (:func:`~reproducer.report.claims.verdict`), ``numbers``."""
+    from reproducer.report.claims import verdict
+
+    m = macro.astype(float)
+    checks = []
+    for family in ("AAE", "RAE"):
+        mm, mean, mx = m[f"mean-max {family}"], m[f"mean {family}"], m[f"max {family}"]
+        ok = None if np.isnan([mm, mean, mx]).any() else bool(mm >= mean and mm >= mx)
+        checks.append({"claim": f"Mean-max pooling ≥ mean and ≥ max ({family}, 8-task macro)",
+                       "outcome": verdict(ok), "numbers": f"mean-max {mm:.1f}, mean {mean:.1f}, max {mx:.1f}"})
+    wins = {p: m[f"{p} AAE"] > m[f"{p} RAE"] for p in ("mean-max", "mean", "max")}
+    checks.append({"claim": "AAE > RAE for every pooling (8-task macro)",
+                   "outcome": verdict(None if m.isna().any() else all(wins.values())),
+                   "numbers": "; ".join(f"{p}: {m[f'{p} AAE']:.1f} vs {m[f'{p} RAE']:.1f}" for p in wins)})
+    t = minutes
+    checks.append({"claim": "The AAE trains faster per batch than the RAE and than skip-thought",
+                   "outcome": verdict(t["mean-max AAE"] < min(t["mean-max RAE"], t["skip-thought (uni)"])),
+                   "numbers": ", ".join(f"{k} {v:.1f}" for k, v in t.items()) + " min per 1000 batches (this machine)"})
+    aae, rae = training["mean-max AAE"]["held_out"], training["mean-max RAE"]["held_out"]
+    checks.append({"claim": "The decoder's attention on z_mean averages more than 0.5 (Figure 2)",
+                   "outcome": verdict(aae["attention"]["z_mean"] > 0.5),
+                   "numbers": f"mean-max AAE {aae['attention']['z_mean']:.3f}, mean-max RAE "
+                              f"{rae['attention']['z_mean']:.3f} over {aae['tokens']:,} held-out tokens"})
+    macro8 = ("8 tasks", "macro")
+    ours = table2.loc["mean-max AAE (ours)", macro8]
+    skip_row = "combine-skip (ours, ch. 01)"
+    skip = table2.loc[skip_row, macro8] if skip_row in table2.index else np.nan
+    checks.append({"claim": "The mean-max AAE beats combine-skip on the 8-task macro average",
+                   "outcome": verdict(None if np.isnan([ours, skip]).any() else bool(ours > skip)),
+                   "numbers": f"mean-max AAE {ours:.1f} vs combine-skip {skip:.1f} (paper: "
+                              f"{table2.loc['mean-max AAE (paper, as printed)', macro8]:.1f} vs "
+                              f"{table2.loc['combine-skip (paper, as printed)', macro8]:.1f})"})
+    return pd.DataFrame(checks)

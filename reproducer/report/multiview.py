@@ -1,0 +1,227 @@
+"""The tables, figures and claims of the multi-view study (Tang & de Sa 2019, chapter 04): our numbers next to the
+paper's, from the results a notebook stored (training logs, :mod:`reproducer.evaluate.views` records).
+
+- :func:`training_table`: the variants' training runs (steps, time, throughput, final loss, learned τ).
+- :func:`figure1_frame` / :func:`plot_figure1`: U of each view during training, multi-view against single-view.
+- :func:`paper_table3`: Table 3's published columns (U, S, B, MRPC, hours) per row of ours.
+- :func:`readings_table`: U under both readings of Eq. 1 (is a sentence its own candidate?).
+- :func:`table4`, :func:`table5`, :func:`table6`: unsupervised similarity per dataset, STS14 alone, supervised
+  transfer — ours, our earlier chapters' models (:func:`earlier_sts14`, :func:`earlier_transfer_rows`) and the paper's.
+- :func:`consensus_claims`: the paper's claims (sections 4.1-4.4, Figure 1) checked on our numbers.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from reproducer.errors import ReproducerError
+from reproducer.evaluate.harness import Results
+from reproducer.report.claims import verdict
+from reproducer.report.published import published
+from reproducer.report.tables import paper_table, throughput
+
+PAPER = "tang2019"
+#: Figure 1's runs: SV-g before SV-f (SV f's ensemble borrows SV g at the same step).
+CURVES = ("MV", "SV-g", "SV-f")
+#: The metrics of the MV-vs-SV claims.
+METRICS = ["U", "S", "B", "MRPC acc"]
+#: Table 6's tasks (SICK-R: Pearson × 100; the others: accuracy), then MRPC's F1.
+T6 = ["SICK-R", "SICK-E", "MRPC", "TREC", "MR", "CR", "SUBJ", "MPQA", "SST2"]
+#: The paper's Table 6 rows we show, in order.
+T6_PAPER_ROWS = ["InferSent", "GloVe+WR", "fastText+bow", "FastSent", "Skip-thought", "MC-QT", "Multi-view D1",
+                 "Multi-view D2", "Multi-view D3"]
+#: Our earlier models in Table 6: chapter and the training runs behind each (combine-skip = uni-skip + bi-skip).
+EARLIER = {"combine-skip": ("01_skip_thoughts", ["uni-skip", "bi-skip"]), "uni-QT": ("02_quick_thoughts", ["uni-QT"]),
+           "bi-QT": ("02_quick_thoughts", ["bi-QT"]), "MC-QT": ("02_quick_thoughts", ["MC-QT"])}
+
+
+def training_table(training: dict[str, dict], epoch: int, variants: dict):
+    """One row per variant's training record (``TrainLog.to_dict()`` plus ``tau``): its agreement (from ``variants``,
+    :data:`~reproducer.objectives.consensus.VARIANTS`), steps, seconds, throughput, share of an ``epoch`` of
+    sentences, final loss and learned τ (:func:`~reproducer.report.tables.throughput`); a formatted Styler."""
+    frame = throughput(training, extra={"learned τ": "tau"})
+    frame.insert(0, "agreement a_ij", [variants[name].description for name in frame.index])
+    frame.insert(4, "share of one epoch", [training[name]["examples"] / epoch for name in frame.index])
+    return frame.style.format({"steps": "{:,.0f}", "training seconds": "{:,.0f}", "sentences / second": "{:,.0f}",
+                               "share of one epoch": "{:.1%}", "final loss": "{:.3f}", "learned τ": "{:.3f}"})
+
+
+def figure1_frame(training: dict[str, dict], runs=CURVES) -> pd.DataFrame:
+    """Figure 1's points: ``step``, ``seconds``, ``curve`` (``"MV f"``, ``"SV ensemble"``, ...) and ``U`` from the
+    evaluation records of the ``runs``. The SV ensemble's seconds are those of SV f plus SV g up to that step (the
+    cost of the pair)."""
+    rows = [{"step": e["step"], "seconds": e["seconds"], "curve": f"{'MV' if name == 'MV' else 'SV'} {view}",
+             "U": e[f"{view}.U"]}
+            for name in runs for e in training[name]["evals"] for view in ("f", "g", "ensemble") if f"{view}.U" in e]
+    fig1 = pd.DataFrame(rows)
+    g_seconds = {e["step"]: e["seconds"] for e in training["SV-g"]["evals"]}
+    pair = fig1.curve == "SV ensemble"
+    fig1.loc[pair, "seconds"] += fig1.loc[pair, "step"].map(g_seconds)
+    return fig1
+
+
+def plot_figure1(fig1: pd.DataFrame):
+    """Figure 1 from :func:`figure1_frame`: U against training seconds, multi-view solid, single-view dashed, one
+    colour per view (f, g, ensemble). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    palette = {"MV f": "C0", "MV g": "C1", "MV ensemble": "C2", "SV f": "C0", "SV g": "C1", "SV ensemble": "C2"}
+    for name, group in fig1.groupby("curve"):
+        ax.plot(group.seconds, group.U, marker="o", color=palette[name], ls="-" if name.startswith("MV") else "--",
+                label=name)
+    ax.set(xlabel="training seconds (2 CPU cores)", ylabel="mean Pearson r x 100 (STS12-16, SICK)",
+           title="Figure 1: multi-view (solid) vs single-view (dashed) during training")
+    ax.legend(ncol=2, fontsize=8)
+    return fig
+
+
+def paper_table3(rows) -> pd.DataFrame:
+    """The paper's Table 3 as our columns — ``U``, ``S`` (mean Pearson × 100), ``B`` (mean accuracy), ``MRPC acc``,
+    ``MRPC F1``, training ``hours`` — for our ``rows`` (our row names are the paper's)."""
+    paper = paper_table(PAPER, "Table 3", columns=["task", "metric"])
+    return pd.DataFrame({"U": paper["U", "mean.pearson"], "S": paper["S", "mean.pearson"], "B": paper["B", "mean.acc"],
+                         "MRPC acc": paper["MRPC", "acc"], "MRPC F1": paper["MRPC", "f1"],
+                         "hours": paper["training", "hours"]}).reindex(rows)
+
+
+def readings_table(ours3: pd.DataFrame, other: dict[str, float], self_pairs: bool) -> pd.DataFrame:
+    """U of MV f, g, ensemble and of SV f, g and their ensemble under Table 3's reading of Eq. 1 (``self_pairs``, from
+    ``ours3``) and under the other one (``other``: name -> U), with the MV − SV gap of the ensembles."""
+    rows_as = {"MV f": "MV f", "MV g": "MV g", "MV ensemble": "MV ensemble", "SV f": "SV-f f", "SV g": "SV-g g",
+               "SV ensemble": "ens(SV-f f, SV-g g)"}
+    readings = pd.DataFrame({f"self pairs = {self_pairs} (Table 3)": {k: ours3.loc[v, "U"] for k, v in rows_as.items()},
+                             f"self pairs = {not self_pairs}": other})
+    readings.loc["MV − SV (ensembles)"] = readings.loc["MV ensemble"] - readings.loc["SV ensemble"]
+    return readings
+
+
+def paper_table4(tasks: list[str]) -> pd.DataFrame:
+    """The paper's Table 4 (Pearson r × 100 per dataset, and the average) for the multi-view models and baselines."""
+    paper4 = paper_table(PAPER, "Table 4", index="task", columns="model")
+    average = paper4.loc["U"]
+    paper4 = paper4.drop(index="U") * 100
+    paper4.loc["average"] = average
+    return paper4.reindex(tasks + ["average"])[["Multi-view D1", "Multi-view D2", "Multi-view D3", "fastText avg",
+                                                "fastText WR", "GloVe UP", "InferSent"]]
+
+
+def table4(ours: dict[str, dict], tasks: list[str]) -> pd.DataFrame:
+    """Table 4: Pearson r × 100 per dataset of ``tasks`` and the average, for ``ours`` (column name -> a
+    ``Results.to_json()`` record) next to the paper's columns, with the MV ensemble's difference to the paper's
+    closest setting (D1, BookCorpus: books, like our Gutenberg corpus)."""
+    ours4 = 100 * pd.DataFrame({name: Results.from_json(r).main_scores() for name, r in ours.items()}).loc[tasks]
+    ours4.loc["average"] = ours4.mean()
+    table = ours4.join(paper_table4(tasks).add_suffix(" (paper)"))
+    table["MV ensemble − Multi-view D1"] = table["MV ensemble (ours)"] - table["Multi-view D1 (paper)"]
+    return table
+
+
+def earlier_sts14(run, names=("uni-QT", "bi-QT", "BoW-QT", "MC-QT"), chapter: str = "02_quick_thoughts"
+                  ) -> dict[str, float]:
+    """STS14 Pearson r × 100 of chapter 02's models that ``run`` (a :class:`~reproducer.notebook.NotebookRun`) finds
+    at its preset, as ``"<name> (ours, ch. 02)"``; models not evaluated there are left out."""
+    out = {}
+    for name in names:
+        try:
+            record = run.earlier(chapter, f"eval_{name}")
+        except ReproducerError:
+            continue
+        out[f"{name} (ours, ch. {chapter[:2]})"] = 100 * record["results"]["STS14"]["wmean.pearson"]
+    return out
+
+
+def table5(table4: pd.DataFrame, earlier: dict[str, float]) -> pd.DataFrame:
+    """Table 5: STS14 alone — our MV views (from :func:`table4`), our ``earlier`` models and the paper's rows."""
+    paper = published(PAPER).query("table == 'Table 5'").set_index("model").value
+    return pd.Series({**{f"MV {v} (ours)": table4.loc["STS14", f"MV {v} (ours)"] for v in ("f", "g", "ensemble")},
+                      **earlier, **{f"{m} (paper)": 100 * v for m, v in paper.items()}},
+                     name="STS14 Pearson r x 100").to_frame()
+
+
+def transfer_row(results: dict, training) -> dict:
+    """A row of Table 6 from our ``Results.to_json()`` record: the ``training`` time, SICK-R Pearson × 100, the other
+    tasks' accuracy and MRPC F1 (NaN for tasks not evaluated)."""
+    r = results["results"]
+    row = {t: (100 * r[t]["pearson"] if t == "SICK-R" else r[t]["acc"]) if t in r else np.nan for t in T6}
+    row["MRPC F1"] = r["MRPC"]["f1"] if "MRPC" in r else np.nan
+    return {"training": training, **row}
+
+
+def earlier_transfer_rows(run, earlier: dict = EARLIER) -> dict[str, dict]:
+    """:func:`transfer_row` of our earlier chapters' models that ``run`` finds at its preset (``earlier``: name ->
+    (chapter, training runs)), with the minutes of the training runs found; models not evaluated are left out."""
+    rows = {}
+    for name, (chapter, runs) in earlier.items():
+        try:
+            record = run.earlier(chapter, f"eval_{name}")
+        except ReproducerError:
+            continue
+        seconds = 0
+        for part in runs:
+            try:
+                seconds += run.earlier(chapter, f"{part}_training")["seconds"]
+            except ReproducerError:
+                pass
+        rows[f"{name} (ours, ch. {chapter[:2]})"] = transfer_row(record, seconds / 60)
+    return rows
+
+
+def paper_transfer_rows(models=T6_PAPER_ROWS) -> dict[str, dict]:
+    """The paper's Table 6 rows (``"<model> (paper)"``) in :func:`transfer_row`'s columns; training in hours."""
+    rows = {}
+    for model, group in published(PAPER).query("table == 'Table 6'").groupby("model", sort=False):
+        v = group.set_index(["task", "metric"]).value
+        row = {t: (100 * v.get((t, "pearson"), np.nan) if t == "SICK-R" else v.get((t, "acc"), np.nan)) for t in T6}
+        rows[f"{model} (paper)"] = {"training": v.get(("training", "hours"), np.nan), **row,
+                                    "MRPC F1": v.get(("MRPC", "f1"), np.nan)}
+    return {f"{m} (paper)": rows[f"{m} (paper)"] for m in models}
+
+
+def table6(ours: dict[str, dict]) -> pd.DataFrame:
+    """Table 6: ``ours`` (row name -> :func:`transfer_row`, training in minutes) then the paper's rows (hours), and
+    the MV ensemble's difference to the paper's closest setting, D1 (not for the training time)."""
+    table = pd.DataFrame({**ours, **paper_transfer_rows()}).T[["training", *T6, "MRPC F1"]]
+    table.loc["MV ensemble − Multi-view D1"] = (table.loc["MV ensemble (ours)"]
+                                                - table.loc["Multi-view D1 (paper)"]).where(table.columns != "training")
+    return table.rename(columns={"training": "training (ours: min; paper: h)"})
+
+
+def _beats(ours3: pd.DataFrame, a: str, b: str, metrics=METRICS) -> tuple[bool, str]:
+    wins = {m: ours3.loc[a, m] > ours3.loc[b, m] for m in metrics}
+    text = ", ".join(f"{m} {ours3.loc[a, m]:.1f} vs {ours3.loc[b, m]:.1f}" for m in metrics)
+    return all(wins.values()), f"{sum(wins.values())}/{len(wins)}: {text}"
+
+
+def consensus_claims(ours3: pd.DataFrame, fig1: pd.DataFrame) -> pd.DataFrame:
+    """The paper's claims checked on Table 3 (``ours3``: rows of :data:`~reproducer.evaluate.views.ROWS`, columns
+    :data:`METRICS`) and Figure 1 (:func:`figure1_frame`): one row per claim with ``claim``, ``outcome``
+    (:func:`~reproducer.report.claims.verdict`) and the ``numbers`` behind it."""
+    checks = []
+    for view in ("f", "g"):
+        ok, text = _beats(ours3, f"MV {view}", f"SV-{view} {view}")
+        checks.append({"claim": f"MV {view} beats SV {view} (U, S, B, MRPC)", "outcome": verdict(ok), "numbers": text})
+    ok, text = _beats(ours3, "MV ensemble", "ens(SV-f f, SV-g g)")
+    checks.append({"claim": "The MV ensemble beats the SV ensemble (U, S, B, MRPC)", "outcome": verdict(ok),
+                   "numbers": text})
+    u = ours3["U"]
+    checks.append({"claim": "The MV ensemble beats each of its views on U",
+                   "outcome": verdict(u["MV ensemble"] > max(u["MV f"], u["MV g"])),
+                   "numbers": f"ensemble {u['MV ensemble']:.1f}, f {u['MV f']:.1f}, g {u['MV g']:.1f}"})
+    independent = {"ens(MV-ff f1, MV-gg g1)": ("MV-ff f1", "MV-gg g1"), "ens(SV-f f, SV-g g)": ("SV-f f", "SV-g g")}
+    checks.append({"claim": "Ensembling independently trained views does not help U (below its better view)",
+                   "outcome": verdict(all(u[e] < max(u[a], u[b]) for e, (a, b) in independent.items())),
+                   "numbers": "; ".join(f"{e} {u[e]:.1f} vs {a} {u[a]:.1f}, {b} {u[b]:.1f}"
+                                        for e, (a, b) in independent.items())})
+    checks.append({"claim": "MV f–g beats the same-architecture pairs f1–f2 and g1–g2 on U (ensembles)",
+                   "outcome": verdict(u["MV ensemble"] > max(u["MV-ff ensemble"], u["MV-gg ensemble"])),
+                   "numbers": f"MV {u['MV ensemble']:.1f}, f1–f2 {u['MV-ff ensemble']:.1f}, "
+                              f"g1–g2 {u['MV-gg ensemble']:.1f}"})
+    curves = fig1.pivot_table(index="step", columns="curve", values="U")
+    pairs = [("MV f", "SV f"), ("MV g", "SV g"), ("MV ensemble", "SV ensemble")]
+    ahead = {mv: (curves[mv] >= curves[sv]) for mv, sv in pairs}
+    checks.append({"claim": "At every checkpoint of Figure 1, MV ≥ SV for f, g and the ensemble",
+                   "outcome": verdict(all(a.all() for a in ahead.values())),
+                   "numbers": "; ".join(f"{mv}: ahead at {int(a.sum())}/{len(a)} (last {curves[mv].iloc[-1]:.1f} vs "
+                                        f"{curves[sv].iloc[-1]:.1f})" for (mv, sv), a in zip(pairs, ahead.values()))})
+    return pd.DataFrame(checks)

@@ -1,0 +1,348 @@
+"""Training runs of the Wieting et al. (2016) chapter, each cached in the chapter's results: the paper's reduced grid
+(every configuration trained once with Eq. 11 of :mod:`reproducer.objectives.paraphrase`, scored on the similarity
+suite, the configuration chosen on the PPDB dev half), the chosen models as encoders (train-or-reload through
+:meth:`reproducer.notebook.NotebookRun.model`), the baselines of Table 2, Figure 1's nested training sets and
+Table 5's supervised runs.
+
+Results file names keep the chapter's rule (:func:`file_key`), e.g. ``grid/LSTM__no_o.g.___lr_0.005.json``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from reproducer.report.similarity_tables import ppdb_score, suite_means
+
+#: Our model → its :class:`~reproducer.encoders.compositional.CompositionalConfig` options (Table 1's models).
+ARCHITECTURES: dict[str, dict] = {
+    "PP": {"kind": "PP"}, "proj": {"kind": "proj"}, "DAN": {"kind": "DAN", "layers": 1, "activation": "tanh"},
+    "RNN": {"kind": "RNN", "activation": "tanh"}, "iRNN": {"kind": "iRNN"},
+    "LSTM (no o.g.)": {"kind": "LSTM", "output_gate": False}, "LSTM (o.g.)": {"kind": "LSTM", "output_gate": True},
+}
+#: PP's grid (the paper's section 4.3): MAX or MIX negatives × λ_w at the ends of the paper's range.
+PP_GRID: dict[str, dict] = {f"{n}, λw={w:g}": {"negatives": n, "lambda_w": w} for n in ("MAX", "MIX")
+                            for w in (1e-5, 1e-8)}
+#: Table 2's baselines: ours → the paper's row.
+BASELINES = {"skip-thought": "skip-thought", "GloVe": "GloVe", "initial vectors": "paragram-sl999"}
+#: Table 5: the supervised tasks (ours → the paper's column), its optimiser settings and its models (ours → paper's).
+TASKS = {"relatedness": "SICK-R", "entailment": "SICK-E", "sentiment": "SST2"}
+OPTIMISERS = {"AdaGrad 0.05": {"optimizer": "adagrad", "lr": 0.05}, "Adam 0.001": {"optimizer": "adam", "lr": 0.001}}
+SUPERVISED = {"PP": "word averaging", "DAN": "DAN", "RNN": "RNN", "LSTM (no o.g.)": "LSTM (no o.g.)",
+              "LSTM (o.g.)": "LSTM (o.g.)"}
+
+
+def paper_names() -> dict[str, str]:
+    """Our models and baselines → their rows in the paper's tables (from :mod:`reproducer.models`)."""
+    from reproducer.models import published_names
+
+    return {**{n: published_names(n)[0] for n in ARCHITECTURES}, **BASELINES}
+
+
+def file_key(text: str) -> str:
+    """The chapter's results file names: ASCII letters, digits, ``-`` and ``.`` kept, anything else ``_``
+    (``"LSTM (no o.g.)"`` → ``LSTM__no_o.g._``)."""
+    return "".join(c if (c.isascii() and c.isalnum()) or c in "-." else "_" for c in text)
+
+
+def grid(name: str, pp_choice: str | None = None) -> dict[str, dict]:
+    """The configurations of one model, label → preset overrides: PP's :data:`PP_GRID`; every other model takes
+    PP's choice and tunes the learning rate (proj, DAN: 0.05 or 0.005; recurrent models: 0.005 or 0.0005, as 0.05
+    breaks them), the iRNN λ_c (1 or 100) at 0.005."""
+    if name == "PP":
+        return PP_GRID
+    base = PP_GRID[pp_choice]
+    if name == "iRNN":
+        return {f"lr=0.005, λc={c}": {**base, "lr": 0.005, "lambda_c": c} for c in (1.0, 100.0)}
+    rates = (0.05, 0.005) if ARCHITECTURES[name]["kind"] in ("proj", "DAN") else (0.005, 0.0005)
+    return {f"lr={lr}": {**base, "lr": lr} for lr in rates}
+
+
+def dev_score(record: dict) -> float:
+    """A grid record's selection score: Spearman's ρ on the PPDB dev half."""
+    return ppdb_score(record["suite"], "dev")
+
+
+@dataclass
+class ParaphraseTraining:
+    """The chapter's training runs on ``pairs`` from ``vectors`` under ``run``'s preset (``max_steps`` overrides its
+    budget), cached in ``run``'s results. After :meth:`train_grid`: ``runs`` (model → grid records), ``best``
+    (model → chosen record) and ``pp_choice`` (PP's winning configuration, shared by the others)."""
+
+    run: object  # a reproducer.notebook.NotebookRun
+    pairs: list
+    vectors: object  # WordVectors: the initial W_w
+    max_steps: int | None = None
+    runs: dict = field(default_factory=dict)
+    best: dict = field(default_factory=dict)
+    pp_choice: str | None = None
+    _fitted: dict = field(default_factory=dict, repr=False)
+    _supervised_data: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def prepare(cls, run, max_steps: int | None = None) -> "ParaphraseTraining":
+        """The chapter's training pairs (:func:`~reproducer.data.pairs.training_pairs` at the preset's
+        ``wiki_min_score``) and initial vectors: chapter 00's word2vec (300-d); at ``smoke`` a 32-d word2vec of 3
+        books (chapter 01's smoke vectors)."""
+        from reproducer.data.corpus import CorpusConfig
+        from reproducer.data.pairs import training_pairs
+        from reproducer.data.vectors import Word2VecConfig, train_word2vec
+        from reproducer.presets import preset
+
+        settings = preset("paraphrastic", run.preset, max_steps=max_steps)
+        vectors = (train_word2vec(CorpusConfig(max_books=3), Word2VecConfig(vector_size=32), progress=False)
+                   if run.preset == "smoke" else train_word2vec(progress=False))
+        return cls(run, training_pairs(settings.wiki_min_score), vectors, max_steps)
+
+    @property
+    def seed(self) -> int:
+        return self.run.seed
+
+    @property
+    def smoke(self) -> bool:
+        return self.run.preset == "smoke"
+
+    def settings(self, **overrides):
+        """The chapter's :class:`~reproducer.objectives.paraphrase.ParaphrasticPreset` with ``overrides``."""
+        from reproducer.presets import preset
+
+        return preset("paraphrastic", self.run.preset, **{"max_steps": self.max_steps, **overrides})
+
+    def data(self, pairs: list | None = None):
+        from reproducer.train import TrainingData
+
+        return TrainingData(pairs=self.pairs if pairs is None else pairs, vectors=self.vectors)
+
+    def fit(self, name: str, label: str, overrides: dict, checkpoint=None):
+        """Train (or resume from ``checkpoint``, default the configuration's own) one configuration of the grid; once
+        per kernel. A :class:`~reproducer.train.Fitted`."""
+        from reproducer.objectives.paraphrase import fit_paraphrastic
+
+        if (name, label) not in self._fitted:
+            state = checkpoint or self.run.path(f"checkpoints/{file_key(name)}__{file_key(label)}.train.pt")
+            if self.run.retrain:
+                state.unlink(missing_ok=True)
+            fitted = fit_paraphrastic(ARCHITECTURES[name], self.settings(**overrides), self.data(), checkpoint=state,
+                                      seed=self.seed, progress=not self.smoke)
+            fitted.encoder.name = name
+            self._fitted[name, label] = fitted
+        return self._fitted[name, label]
+
+    def record(self, name: str, label: str, overrides: dict) -> dict:
+        """One configuration trained and scored: its training log and its similarity suite."""
+        from reproducer.evaluate.similarity import similarity_suite
+
+        fitted = self.fit(name, label, overrides)
+        log = fitted.log.to_dict()
+        suite = similarity_suite(fitted.encoder, seed=self.seed)
+        return {"model": name, "config": label, "overrides": overrides, "steps": log["step"], "seconds": log["seconds"],
+                "pairs_per_second": log["examples"] / log["seconds"], "losses": log["losses"],
+                "suite": suite.to_dict(orient="records")}
+
+    def train_model(self, name: str, pp_choice: str | None = None) -> list[dict]:
+        """Every configuration of ``name``'s grid (the first only at ``smoke``), each cached as ``grid/<key>.json``."""
+        configs = list(grid(name, pp_choice).items())[:1 if self.smoke else None]
+        return [self.run.json(f"grid/{file_key(name)}__{file_key(label)}", lambda: self.record(name, label, overrides))
+                for label, overrides in configs]
+
+    def train_grid(self) -> dict[str, dict]:
+        """PP's grid, then every other model's with PP's choice; the chosen record of each model. The chosen
+        configurations trained in this kernel are registered with ``run.model`` (their encoder bundles saved)."""
+        self.runs = {"PP": self.train_model("PP")}
+        self.pp_choice = max(self.runs["PP"], key=dev_score)["config"]
+        for name in list(ARCHITECTURES)[1:]:
+            self.runs[name] = self.train_model(name, self.pp_choice)
+        self.best = {name: max(records, key=dev_score) for name, records in self.runs.items()}
+        for name in ARCHITECTURES:
+            if (name, self.best[name]["config"]) in self._fitted:
+                self.chosen(name)
+        return self.best
+
+    def grid_table(self) -> pd.DataFrame:
+        """One row per trained configuration: budget, speed, final loss, dev score and whether it was chosen."""
+        return pd.DataFrame([
+            {"model": r["model"], "configuration": r["config"], "steps": r["steps"], "seconds": r["seconds"],
+             "pairs / second": r["pairs_per_second"], "final loss": r["losses"][-1]["loss"], "PPDB dev ρ": dev_score(r),
+             "chosen": "✓" if r is self.best[r["model"]] else ""}
+            for records in self.runs.values() for r in records])
+
+    def chosen(self, name: str):
+        """The chosen configuration of ``name`` as a :class:`~reproducer.train.Fitted`, through ``run.model``: trained
+        in this kernel, or resumed from (or trained into) the model's checkpoint."""
+        best = self.best[name]
+        return self.run.model(name, lambda checkpoint: self.fit(name, best["config"], best["overrides"], checkpoint))
+
+    def encoder(self, name: str):
+        """The encoder of a chosen model or a baseline: this kernel's, else a saved bundle, else trained now."""
+        if name in BASELINES:
+            return self.baseline(name)
+        return self.run.encoder(name) or self.chosen(name).encoder
+
+    def baseline(self, name: str):
+        """A Table 2 baseline: chapter 01's uni- and bi-skip side by side (``None`` if chapter 01 has not been run at
+        this preset), GloVe 6B 50d averaged, or the average of our initial vectors."""
+        if name == "skip-thought":
+            from reproducer.encoders.trained import ConcatEncoder
+            from reproducer.notebook import NotebookRun
+
+            parts = [NotebookRun("01_skip_thoughts", self.run.preset).encoder(n) for n in ("uni-skip", "bi-skip")]
+            return None if None in parts else ConcatEncoder(parts, name="combine-skip (ch. 01)")
+        if name == "initial vectors":  # the average of the very vectors every model starts from
+            from reproducer.encoders.bow import word_average_encoder
+
+            return word_average_encoder(self.vectors, name="initial vectors")
+        from reproducer.encoders.baselines import load_baseline
+
+        return load_baseline("glove-bow")
+
+    def baseline_suites(self) -> dict[str, list[dict]]:
+        """The similarity suite of each baseline, cached as ``baseline_<name>.json``; skip-thought is left out (with a
+        note) when neither its result nor chapter 01's encoders exist."""
+        from reproducer.evaluate.similarity import similarity_suite
+        from reproducer.notebook import NotebookRun, slug
+
+        suites = {}
+        for name in BASELINES:
+            key = f"baseline_{slug(name)}"
+            if (name == "skip-thought" and not self.run.path(f"{key}.json").is_file()
+                    and not NotebookRun("01_skip_thoughts", self.run.preset).has_model("uni-skip", "bi-skip")):
+                print("skip-thought: chapter 01's encoders are not in results/ (run notebook 01 at this preset first); "
+                      "column left out")
+                continue
+            suites[name] = self.run.json(key, lambda: similarity_suite(self.baseline(name), seed=self.seed)
+                                         .to_dict(orient="records"))
+        return suites
+
+    def word_tables(self):
+        """PP's vocabulary, its initial and trained word embedding tables, and the 10,000 most frequent words of the
+        initial vectors that it has (trains PP's chosen configuration when no encoder of it is at hand)."""
+        from reproducer.objectives.paraphrase import initial_vocabulary
+
+        pp = self.encoder("PP")
+        vocab = pp.vocab
+        initial = initial_vocabulary(self.vectors, self.pairs, self.settings().vocab_size, self.seed)[1]
+        trained = pp.module.embed.weight.detach().cpu().numpy()
+        return vocab, initial, trained, [w for w in self.vectors.words[:10_000] if w in vocab.stoi]
+
+    def word_neighbours(self, queries: list[str], k: int = 6) -> pd.DataFrame:
+        """Table 8: the nearest frequent words of each query in PP's trained and in its initial embeddings."""
+        from reproducer.evaluate.word_neighbours import neighbour_words
+
+        vocab, initial, trained, frequent = self.word_tables()
+        return neighbour_words({"PP (trained)": trained, "initial word2vec": initial}, vocab, queries, frequent, k)
+
+    def word_weight_extremes(self, n: int = 12, among: int = 5000) -> pd.DataFrame:
+        """Section 6: the alphabetic words among the ``among`` most frequent with the smallest and largest PP weight
+        (the L1 norm of the trained vector)."""
+        from reproducer.evaluate.word_neighbours import weight_extremes, word_weights
+
+        vocab, _, trained, frequent = self.word_tables()
+        return weight_extremes(word_weights(trained, vocab), [w for w in frequent[:among] if w.isalpha()], n)
+
+    def reweighted_suite(self) -> list[dict]:
+        """Section 6: the similarity suite of the initial vectors, each multiplied by its word's PP weight, averaged
+        (:func:`~reproducer.objectives.paraphrase.norm_weighted_vectors`)."""
+        from reproducer.encoders.bow import word_average_encoder
+        from reproducer.evaluate.similarity import similarity_suite
+        from reproducer.objectives.paraphrase import norm_weighted_vectors
+
+        vocab, initial, trained, _ = self.word_tables()
+        weighted = norm_weighted_vectors(vocab, initial, trained)
+        return similarity_suite(word_average_encoder(weighted, name="initial × PP weight"), seed=self.seed).to_dict(
+            orient="records")
+
+    def subset_score(self, order: str, size: int, datasets: list, epochs: int) -> dict:
+        """Figure 1: PP (its chosen configuration) trained ``epochs`` epochs on the ``size`` first pairs of the
+        ``order`` ("random" or "ordered") nested subsets; its mean score over ``datasets``."""
+        from reproducer.data.pairs import nested_subsets
+        from reproducer.evaluate.similarity import similarity_suite
+        from reproducer.objectives.paraphrase import fit_paraphrastic
+
+        settings = self.settings()
+        subset = next(s for s in nested_subsets(self.pairs, order, seed=self.seed) if len(s) == size)
+        batch = min(settings.batch_size, len(subset))
+        steps = max(1, math.ceil(epochs * len(subset) / batch))
+        overrides = {**PP_GRID[self.pp_choice], "batch_size": batch, "max_steps": steps}
+        if self.smoke:
+            overrides["max_steps"] = min(steps, settings.max_steps)
+        fitted = fit_paraphrastic(ARCHITECTURES["PP"], self.settings(**overrides), self.data(subset), seed=self.seed,
+                                  progress=False)
+        suite = similarity_suite(fitted.encoder, seed=self.seed).to_dict(orient="records")
+        return {"order": order, "pairs": size, "steps": overrides["max_steps"], "mean r": float(suite_means(suite, datasets))}
+
+    def figure1(self, datasets: list, epochs: int) -> pd.DataFrame:
+        """Figure 1's points: every other nested subset size (largest first; two at ``smoke``) in random order, the
+        same sizes but the full set in the given (confidence) order, and the full set once more as "ordered"."""
+        from reproducer.data.pairs import nested_subsets
+
+        sizes = [len(s) for s in nested_subsets(self.pairs, "random", seed=self.seed)][::-1][::2]
+        sizes = sizes[:2] if self.smoke else sizes
+        rows = [self.subset_score("random", n, datasets, epochs) for n in sizes]
+        rows += [self.subset_score("ordered", n, datasets, epochs) for n in sizes if n != len(self.pairs)]
+        full = next(r for r in rows if r["pairs"] == len(self.pairs))
+        return pd.DataFrame(rows + [{**full, "order": "ordered"}])
+
+    def supervised_data(self, task: str):
+        """A Table 5 task's splits (a few hundred examples each at ``smoke``) with the vocabulary and initial table of
+        its training texts."""
+        from reproducer.data.pairs import TrainingPair
+        from reproducer.objectives.paraphrase import initial_vocabulary
+        from reproducer.objectives.supervised import task_data
+
+        if task not in self._supervised_data:
+            data = task_data(task)
+            if self.smoke:
+                data = {split: (texts[:300], labels[:300]) for split, (texts, labels) in data.items()}
+            pairs = [TrainingPair(*(t if isinstance(t, tuple) else (t, t)), 0.0, task) for t in data["train"][0]]
+            vocab, table = initial_vocabulary(self.vectors, pairs, self.settings().vocab_size, self.seed)
+            self._supervised_data[task] = data, vocab, table
+        return self._supervised_data[task]
+
+    def supervised(self, name: str, task: str, epochs: int) -> dict:
+        """Table 5: a fresh ``name`` model trained on ``task``'s labels under each of :data:`OPTIMISERS`; the one
+        with the best dev score is reported."""
+        from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
+        from reproducer.objectives.supervised import SupervisedModel, fit_supervised
+        from reproducer.runtime import seed_everything
+
+        data, vocab, table = self.supervised_data(task)
+        reports = {}
+        for label, optimiser in OPTIMISERS.items():
+            seed_everything(self.seed)
+            encoder = CompositionalEncoder(CompositionalConfig(vocab_size=len(vocab), dim=self.vectors.dim,
+                                                               **ARCHITECTURES[name]), table)
+            reports[label] = fit_supervised(SupervisedModel(encoder, task), vocab, data, epochs=epochs, seed=self.seed,
+                                            **optimiser)
+        chosen = max(reports, key=lambda label: reports[label]["dev"])
+        return {"model": name, "task": task, "optimiser": chosen, **reports[chosen],
+                "dev_by_optimiser": {label: r["dev"] for label, r in reports.items()}}
+
+    def supervised_runs(self, models: list[str], epochs: int) -> list[dict]:
+        """:meth:`supervised` for every model and task, each cached as ``supervised/<model>__<task>.json``."""
+        return [self.run.json(f"supervised/{file_key(n)}__{task}", lambda: self.supervised(n, task, epochs))
+                for n in models for task in TASKS]
+
+
+def pair_tables(pairs: list) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The training pairs by source (pairs, mean and median tokens per phrase, and all together) and three examples
+    of each source."""
+    stats = pd.DataFrame([{"source": p.source, "tokens": (len(p.a.split()) + len(p.b.split())) / 2} for p in pairs])
+    summary = stats.groupby("source").tokens.agg(pairs="size", mean_tokens="mean", median_tokens="median")
+    summary.loc["all"] = [len(stats), stats.tokens.mean(), stats.tokens.median()]
+    examples = pd.DataFrame([{"source": p.source, "x1": p.a, "x2": p.b} for source in ("ppdb-wiki", "twitter")
+                             for p in [q for q in pairs if q.source == source][:3]])
+    return summary, examples
+
+
+def supervised_tables(records: list[dict], models: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Table 5 from :meth:`ParaphraseTraining.supervised_runs`: our test scores and the paper's (models × SICK-R,
+    SICK-E, SST2) and the optimiser chosen on dev (models × task)."""
+    from reproducer.report.tables import paper_table
+
+    frame = pd.DataFrame(records)
+    ours = frame.pivot(index="model", columns="task", values="test").reindex(models)[list(TASKS)]
+    ours.columns = [TASKS[t] for t in ours.columns]
+    paper = paper_table("wieting2016", "Table 5", rename={p: n for n, p in SUPERVISED.items()})
+    paper = paper.reindex(models)[list(ours.columns)]
+    return ours, paper, frame.pivot(index="model", columns="task", values="optimiser").reindex(models)

@@ -1,0 +1,68 @@
+"""The Quick-Thoughts chapter's tables of our runs beside Logeswaran & Lee's (2018): the training runs, Table 1 (the
+downstream tasks, with training times) and Table 8 (STS14 per sub-dataset)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from reproducer.report.tables import paper_table, throughput, versus_by_model, versus_matched
+
+#: Table 1's columns: (task, metric).
+TABLE1_COLUMNS = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc"), ("TREC", "acc"), ("MRPC", "acc"),
+                  ("MRPC", "f1"), ("SICK-R", "pearson"), ("SICK-R", "spearman"), ("SICK-R", "mse")]
+#: Concatenated models: their training time is their parts' (trained one after the other).
+COMBINED = {"combine-QT": ("uni-QT", "bi-QT"), "combine-skip": ("uni-skip", "bi-skip")}
+#: Table 8's STS14 sub-datasets (SentEval's names → the paper's columns); "Overall" is SentEval's weighted mean.
+STS14_SUBSETS = {"deft-news": "News", "deft-forum": "Forum", "OnWN": "WordNet", "tweet-news": "Tweets",
+                 "images": "Images", "headlines": "Headlines", "wmean": "Overall"}
+
+
+def training_table(records: dict[str, dict], corpus_sentences: int | None) -> pd.DataFrame:
+    """One row per training record (a ``TrainLog.to_dict()`` with the vector size ``dim``): vector size, steps,
+    seconds, sentences per second, sentences seen, the share of one epoch of a corpus of ``corpus_sentences``
+    sentences (NaN when ``None``) and the final loss."""
+    table = throughput(records, extra={"vector size": "dim", "sentences seen": "examples"})
+    table["share of one epoch"] = table["sentences seen"] / corpus_sentences if corpus_sentences else float("nan")
+    return table[["vector size", "steps", "training seconds", "sentences / second", "sentences seen",
+                  "share of one epoch", "final loss"]]
+
+
+def training_seconds(records: dict[str, dict]) -> dict[str, float]:
+    """Training seconds by model, the :data:`COMBINED` models included when both parts have a record."""
+    seconds = {name: r["seconds"] for name, r in records.items()}
+    for combined, parts in COMBINED.items():
+        if all(p in seconds for p in parts):
+            seconds[combined] = sum(seconds[p] for p in parts)
+    return seconds
+
+
+def table1(ours: pd.DataFrame, comparison: pd.DataFrame, models: list[str], seconds: dict[str, float],
+           hours: pd.Series) -> pd.DataFrame:
+    """Table 1: for each of ``models``, our row (``ours``: ``Results.to_frame()`` rows stacked), the paper's (the
+    ``published`` column of a :func:`~reproducer.report.published.compare` frame with an ``encoder`` column) and
+    ours − paper over :data:`TABLE1_COLUMNS`, plus a ``training`` column (ours in seconds, the paper's in hours);
+    rows with no number dropped."""
+    wide = {"index": "encoder", "columns": ["task", "metric"]}
+    mine = ours.pivot_table(values="value", **wide).reindex(index=models, columns=pd.MultiIndex.from_tuples(TABLE1_COLUMNS))
+    table = versus_by_model(mine, comparison.pivot_table(values="published", aggfunc="first", **wide))
+    table[("training", "")] = [f"{seconds[n]:.0f} s" if row == "ours" and n in seconds else
+                               f"{hours[n]:g} h" if row == "paper" and n in hours else "" for n, row in table.index]
+    return table.dropna(how="all", subset=TABLE1_COLUMNS)
+
+
+def sts14_subsets(results: dict) -> pd.DataFrame:
+    """STS14 Pearson r per sub-dataset (columns named as the paper's Table 8) of each named
+    :class:`~reproducer.evaluate.harness.Results`."""
+    return pd.DataFrame({name: {label: r.scores["STS14"][f"{subset}.pearson"] for subset, label in STS14_SUBSETS.items()}
+                         for name, r in results.items()}).T
+
+
+def paper_table8() -> pd.DataFrame:
+    """The paper's Table 8: its models (in its order) × the STS14 sub-datasets."""
+    paper = paper_table("logeswaran2018", "Table 8", columns="metric")
+    return paper.rename(columns=lambda metric: STS14_SUBSETS[metric.removesuffix(".pearson")])
+
+
+def table8(results: dict, matches: dict[str, str]) -> pd.DataFrame:
+    """Table 8: our models' STS14 sub-dataset scores, every row of the paper's, and ours − paper for ``matches`` (our
+    row → the paper's model of the same kind)."""
+    return versus_matched(sts14_subsets(results), paper_table8(), matches)

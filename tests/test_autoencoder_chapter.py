@@ -1,0 +1,342 @@
+"""Chapter 05's library (Zhang et al. 2018): the autoencoders' data and measurements
+(:mod:`reproducer.evaluate.reconstruction`) and the chapter's tables, figures and claims
+(:mod:`reproducer.report.autoencoders`), on toy data: no corpus, no evaluation data."""
+from __future__ import annotations
+
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import reproducer.evaluate as evaluate_module  # noqa: E402
+from reproducer.data.batches import TokenizedCorpus  # noqa: E402
+from reproducer.data.vectors import WordVectors  # noqa: E402
+from reproducer.data.vocab import SPECIALS, Vocabulary  # noqa: E402
+from reproducer.encoders.bundles import load_encoder  # noqa: E402
+from reproducer.errors import ReproducerError  # noqa: E402
+from reproducer.evaluate import Results  # noqa: E402
+from reproducer.evaluate.reconstruction import (AutoencoderData, attention_maps, curve_point, train_or_reload,  # noqa: E402
+                                                trainable, training_record, untrained_record)
+from reproducer.notebook import NotebookRun  # noqa: E402
+from reproducer.objectives.autoencoder import PRESETS, build_autoencoder, held_out_statistics  # noqa: E402
+from reproducer.report import autoencoders as aae  # noqa: E402
+from reproducer.report.plots import score_curves  # noqa: E402
+from reproducer.runtime import seed_everything  # noqa: E402
+
+WORDS = [f"w{i}" for i in range(30)]
+PRESET = PRESETS["smoke"].with_overrides(vocab_size=20, d_model=8, d_ff=12, heads=2, word2vec_dim=6, batch_size=4,
+                                         max_steps=4, eval_steps=2, min_tokens=2, max_tokens=12)
+
+
+def toy_split(rng, n: int, vocab: Vocabulary) -> TokenizedCorpus:
+    sentences = [" ".join(rng.choice(WORDS, size=rng.integers(2, 14))) for _ in range(n)]
+    corpus = type("Corpus", (), {"sentences": sentences, "book_spans": [(0, 0, n)]})()
+    return TokenizedCorpus.from_corpus(corpus, vocab)
+
+
+@pytest.fixture()
+def data() -> AutoencoderData:
+    """Toy data: 30 words with 6-d vectors (the first 20 ids, specials included, are the output words), 60 training
+    and 40 held-out sentences of 2-13 words, two held-out batches."""
+    rng = np.random.default_rng(0)
+    vectors = WordVectors(WORDS, rng.normal(size=(len(WORDS), 6)), name="toy")
+    vocab = Vocabulary(list(SPECIALS) + WORDS)
+    table = np.zeros((len(vocab), 6), np.float32)
+    table[len(SPECIALS):] = vectors.vectors
+    d = AutoencoderData(PRESET, vectors, vocab, table, corpus_config=None, seed=0, held_out_batches=2)
+    d._cache[("tokenized", "train")] = toy_split(rng, 60, vocab)
+    d._cache[("tokenized", "valid")] = toy_split(rng, 40, vocab)
+    return d
+
+
+@pytest.fixture()
+def no_sts(monkeypatch):
+    """``evaluate`` replaced by a stub that scores each task by the encoder's dimension and records its calls."""
+    calls = []
+
+    def fake(encoder, tasks, config="paper", progress=True):
+        calls.append((getattr(encoder, "name", None), list(tasks), config))
+        return Results(encoder.name, config, {t: {"wmean.pearson": 0.5, "acc": 60.0} for t in tasks})
+
+    monkeypatch.setattr(evaluate_module, "evaluate", fake)
+    return calls
+
+
+@pytest.fixture()
+def run(tmp_path, monkeypatch) -> NotebookRun:
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    return NotebookRun("05_mean_max_aae", "smoke")
+
+
+# --- reproducer.evaluate.reconstruction ---------------------------------------------------------------------------
+
+def test_data_held_out_batches_end_with_eos_and_examples_are_seeded(data):
+    batches = data.held_out()
+    assert len(batches) == 2 and batches is data.held_out()  # loaded once
+    for b in batches:
+        last = b.ids[torch.arange(len(b.ids)), b.lengths - 1]
+        assert (last == data.vocab.eos_id).all() and b.lengths.max() <= PRESET.max_tokens + 1
+    examples = data.examples(3, min_tokens=4, max_tokens=9)
+    again = AutoencoderData(PRESET, data.vectors, data.vocab, data.table, None, seed=0, _cache=data._cache).examples(
+        3, min_tokens=4, max_tokens=9)
+    assert [e.tolist() for e in examples] == [e.tolist() for e in again]
+    assert all(e[-1] == data.vocab.eos_id and 5 <= len(e) <= 10 for e in examples)
+    with pytest.raises(ReproducerError, match="held-out sentences"):
+        data.examples(3, min_tokens=40, max_tokens=50)
+    with pytest.raises(ReproducerError, match="held-out batch"):
+        AutoencoderData(PRESET, data.vectors, data.vocab, data.table, None, held_out_batches=0).held_out()
+
+
+def test_data_summary_counts_the_output_share_and_the_epoch(data):
+    tokens = data.tokenized("train").ids
+    share = (tokens < PRESET.vocab_size).mean()
+    lengths = np.diff(data.tokenized("train").offsets)
+    epoch = int(((lengths >= PRESET.min_tokens) & (lengths <= PRESET.max_tokens)).sum())
+    assert data.epoch() == epoch
+    text = data.summary()
+    assert f"**{share:.1%}**" in text and f"{epoch:,} of 60" in text and "6-d vectors (toy)" in text
+    assert data.training_data().vectors is data.table and data.training_data().vocab is data.vocab
+
+
+def test_curve_point_has_held_out_accuracy_attention_and_sts(data, no_sts):
+    model = build_autoencoder("mean-max AAE", PRESET, data.table)
+    encoder = type("E", (), {"name": "toy"})()
+    point = curve_point(model, encoder, data.held_out())
+    stats = held_out_statistics(model, data.held_out())
+    assert point == {"accuracy": stats["accuracy"], "z_max": stats["attention"]["z_max"],
+                     "z_mean": stats["attention"]["z_mean"], "STS14": 0.5}
+    assert abs(point["z_max"] + point["z_mean"] - 1) < 1e-5
+    assert no_sts == [("toy", ["STS14"], "prototype")]
+
+
+def test_train_or_reload_trains_once_saves_a_normalized_bundle_and_records_curves(data, run, no_sts):
+    fitted = train_or_reload(run, "mean-max AAE", data, normalize_halves=True, curves=("mean-max AAE",), progress=False)
+    assert fitted.log.step == PRESET.max_steps and [e["step"] for e in fitted.log.evals] == [2, 4]
+    assert {"accuracy", "z_max", "z_mean", "STS14"} <= set(fitted.log.evals[0])
+    assert fitted.encoder.module.normalize_halves
+    assert train_or_reload(run, "mean-max AAE", data, normalize_halves=True) is fitted  # this kernel's model
+    assert (run.dir / "checkpoints" / "mean-max_AAE.train.pt").is_file()
+    loaded = load_encoder(run.bundle_path("mean-max AAE"))
+    assert loaded.module.normalize_halves
+    z = loaded.encode(["w1 w2 w3", "w4 w5"])
+    np.testing.assert_allclose(np.linalg.norm(z.reshape(2, 2, -1), axis=-1), 1, rtol=1e-5)  # each half unit length
+    np.testing.assert_allclose(z, fitted.encoder.encode(["w1 w2 w3", "w4 w5"]), rtol=1e-5, atol=1e-6)
+    # a fresh kernel reloads the finished checkpoint: same weights, no more steps, no curve for a non-curve variant
+    again = train_or_reload(NotebookRun("05_mean_max_aae", "smoke"), "mean-max AAE", data, normalize_halves=True,
+                            progress=False)
+    assert again.log.step == PRESET.max_steps
+    np.testing.assert_allclose(again.encoder.encode(["w1 w2 w3"]), fitted.encoder.encode(["w1 w2 w3"]), rtol=1e-5)
+    record = training_record(fitted, data)
+    assert record["parameters"] == trainable(fitted.module) > 0 and record["step"] == PRESET.max_steps
+    assert record["held_out"] == held_out_statistics(fitted.module, data.held_out())
+
+
+def test_untrained_record_starts_from_the_training_initialisation(data, no_sts):
+    record = untrained_record("mean-max RAE", data, ["MR", "STS14"], normalize_halves=True)
+    seed_everything(data.seed)
+    model = build_autoencoder("mean-max RAE", PRESET, data.table)
+    assert record["point"]["step"] == 0 and record["point"]["accuracy"] == held_out_statistics(
+        model, data.held_out())["accuracy"]
+    assert record["eval"]["results"]["MR"]["acc"] == 60.0
+    assert no_sts[-1] == ("mean-max RAE (untrained)", ["MR", "STS14"], PRESET.eval_config)
+
+
+def test_attention_maps_mark_words_outside_the_output_vocabulary(data):
+    model = build_autoencoder("mean-max AAE", PRESET, data.table)
+    ids = np.array([5, 25, 7, data.vocab.eos_id])  # 25 is not an output word (vocab_size 20)
+    (m,) = attention_maps(model, [ids], data.vocab, PRESET.vocab_size)
+    assert m["words"] == ["w1", "w21→<unk>", "w3", "</s>"] and m["pooled"] == ["z_max", "z_mean"]
+    weights = np.array(m["weights"])
+    assert weights.shape == (2, 4)
+    np.testing.assert_allclose(weights.sum(0), 1, rtol=1e-5)
+    json.dumps(m)  # stored as results JSON
+
+
+# --- reproducer.report.autoencoders --------------------------------------------------------------------------------
+
+def ours_results(offset: float = 0.0) -> dict:
+    accuracy = {t: 70.0 + i + offset for i, t in enumerate(aae.EIGHT)}
+    results = {t: {"acc": v} for t, v in accuracy.items()}
+    results["MRPC"]["f1"] = 80.0
+    results["SICK-R"] = {"pearson": 0.7}
+    results["STS14"] = {"wmean.pearson": 0.5, "wmean.spearman": 0.4}
+    return results
+
+
+def test_transfer_row_reads_our_results_and_published_rows():
+    row = aae.transfer_row(ours_results())
+    assert row["MR"] == 70.0 and row["MRPC F1"] == 80.0 and row["STS14 ρ"] == 0.4 and list(row) == list(aae.TABLE1)
+    paper = aae.paper_rows()
+    published = aae.transfer_row(paper.loc["mean-max AAE"])
+    assert published["MR"] == 78.7 and published["SICK-R"] == 0.854
+    assert np.isnan(aae.transfer_row({"MR": {"acc": 1.0}})["CR"])
+
+
+def test_set_averages_are_macro_and_sample_weighted_micro():
+    row = {t: 70.0 + i for i, t in enumerate(aae.EIGHT)}
+    averages = aae.set_averages(row)
+    assert averages[("8 tasks", "macro")] == pytest.approx(73.5)
+    assert averages[("7 tasks", "macro")] == pytest.approx(np.mean([row[t] for t in aae.EIGHT if t != "MRPC"]))
+    assert averages[("8 tasks", "micro")] != averages[("8 tasks", "macro")]
+
+
+class FakeRun:
+    """Earlier chapters' results as a dict (chapter, name) -> JSON; a missing one raises as NotebookRun.earlier."""
+
+    def __init__(self, stored):
+        self.stored = stored
+
+    def earlier(self, chapter, name):
+        if (chapter, name) not in self.stored:
+            raise ReproducerError(f"{chapter}/{name} is missing")
+        return self.stored[(chapter, name)]
+
+
+def test_table1_reads_earlier_chapters_when_present_and_table2_reproduces_the_printed_averages():
+    paper = aae.paper_rows()
+    extra_calls = []
+
+    def extra():
+        extra_calls.append(1)
+        return {"results": {"SST2": {"acc": 55.0}}}
+
+    stored = {("01_skip_thoughts", "eval_combine-skip"): {"results": {"MR": {"acc": 60.0}}},
+              ("04_consensus", "eval_MV_ensemble"): {"supervised": {"results": {"MR": {"acc": 61.0}}},
+                                                     "unsupervised": {"results": {"STS14": {"wmean.pearson": 0.3}}}},
+              ("00b_baselines", "glove-bow"): {"results": ours_results(-5)}}
+    table = aae.table1(ours_results(), paper, FakeRun(stored), extra)
+    assert extra_calls == [1]
+    assert list(table.index[:3]) == ["mean-max AAE (ours)", "mean-max AAE (paper)", "ours − paper"]
+    assert table.loc["ours − paper", "MR"] == pytest.approx(70.0 - 78.7)
+    assert table.loc["combine-skip (ours, ch. 01)", "SST2"] == 55.0 and table.loc["combine-skip (ours, ch. 01)", "MR"] == 60
+    assert table.loc["MV ensemble (ours, ch. 04)", "STS14 r"] == 0.3
+    assert "uni-QT (ours, ch. 02)" not in table.index and "word2vec avg (ours, ch. 00b)" not in table.index
+    assert "word2vec BOW (paper)" in table.index and "GloVe-50d avg (ours, ch. 00b)" in table.index
+    assert aae.table1(ours_results(), paper, FakeRun({}), extra).shape[0] == 6 and extra_calls == [1]
+
+    table2 = aae.table2(table)
+    printed = table2.loc["mean-max AAE (paper, as printed)", ("8 tasks", "macro")]
+    assert table2.loc["mean-max AAE (paper)", ("8 tasks", "macro")] == pytest.approx(printed, abs=0.05)
+    assert "ours − paper" not in table2.index
+    assert table2.loc["mean-max AAE: ours − paper", ("8 tasks", "macro")] == pytest.approx(
+        73.5 - table2.loc["mean-max AAE (paper)", ("8 tasks", "macro")])
+    flat = aae.flat_columns(table2)
+    assert flat.columns[:3].tolist() == ["model", "8 tasks macro", "8 tasks micro"]
+
+
+def test_variant_rows_add_the_8_task_macro_and_the_paper_rows_its_printed_one():
+    ours = aae.variant_rows({"mean-max AAE": ours_results(), "max AAE": ours_results(1)})
+    assert ours.loc["mean-max AAE", "8-task macro"] == pytest.approx(73.5)
+    assert ours.loc["max AAE", "8-task macro"] == pytest.approx(74.5)
+    paper = aae.paper_variant_rows(aae.paper_rows(), ["mean-max AAE", "max AAE"])
+    assert list(paper.columns) == list(ours.columns) and paper.loc["mean-max AAE", "8-task macro"] == 84.7
+
+
+def log(steps: int, seconds: float, evals=()) -> dict:
+    return {"losses": [{"step": s, "seconds": s * seconds / steps, "loss": 5.0 - s / steps} for s in (1, steps)],
+            "evals": list(evals), "step": steps, "seconds": seconds, "examples": steps * 64,
+            "held_out": {"accuracy": 0.2, "tokens": 1000, "attention": {"z_max": 0.6, "z_mean": 0.4}},
+            "parameters": 1234}
+
+
+def test_training_table_and_figure():
+    training = {"mean-max AAE": log(300, 90.0, [{"step": 300, "seconds": 90.0, "accuracy": 0.2, "STS14": 0.1}]),
+                "max AAE": log(300, 60.0)}
+    table = aae.training_table(training, epoch=19200 * 10).data
+    assert table.loc["mean-max AAE", "minutes per 1000 batches"] == pytest.approx(5.0)
+    assert table.loc["max AAE", "share of one epoch"] == pytest.approx(0.1)
+    untrained = {"mean-max AAE": {"point": {"step": 0, "seconds": 0.0, "accuracy": 0.0, "STS14": 0.3}}}
+    curves = aae.curve_logs(training, untrained, ["mean-max AAE"])
+    assert [p["step"] for p in curves["mean-max AAE"]["evals"]] == [0, 300]
+    fig = aae.training_figure(training, curves)
+    assert len(fig.axes) == 3 and fig.axes[0].get_legend().get_title().get_text() == "variant"
+    np.testing.assert_allclose(fig.axes[1].lines[0].get_xdata(), [0, 1.5])  # minutes
+    plt.close(fig)
+
+
+def test_timing_table_and_figure_name_the_models():
+    timing = {"runs": [{"objective": o, "batch_size": 64, "steps": 100, "minutes_per_1000_batches": m,
+                        "sentences_per_second": 200.0, "parameters": 10, "peak_memory_bytes": 2**20}
+                       for o, m in [("aae", 4.8), ("rae", 4.7), ("skip_thought", 8.7)]]}
+    minutes = aae.our_minutes(timing)
+    assert minutes == {"mean-max AAE": 4.8, "mean-max RAE": 4.7, "skip-thought (uni)": 8.7}
+    paper_minutes, section = aae.paper_timing()
+    assert not paper_minutes.empty and (section.table == "Section 4.4").all()
+    table = aae.timing_table(timing).data
+    assert table.loc["mean-max AAE", "peak memory (MiB)"] == 1.0
+    assert table.filter(like="(paper", axis=0)["minutes per 1000 batches (paper)"].notna().all()
+    fig = aae.timing_figure(minutes, paper_minutes)
+    assert len(fig.axes[0].patches) == 3 + len(paper_minutes)
+    plt.close(fig)
+
+
+def test_model_sizes_at_the_paper_sizes():
+    sizes = aae.model_sizes()
+    assert sizes["paper (millions)"].tolist() == [39.0, 40.0]
+    aae_row = sizes.iloc[0]
+    parts = aae_row["encoder"] + aae_row["decoder without output layer"] + aae_row["output layer"]
+    assert aae_row["all, word vectors excluded"] == pytest.approx(parts)
+    assert aae_row["output layer"] == pytest.approx((2048 * 21600 + 21600) / 1e6)
+
+
+def test_macro_and_attention_figures_and_the_attention_note():
+    order = ["mean-max AAE", "mean AAE", "max AAE", "mean-max RAE", "mean RAE", "max RAE"]
+    frame = pd.DataFrame({"8-task macro": np.arange(6.0)}, index=order)
+    fig = aae.macro_figure(frame, frame + 10)
+    assert [ax.get_title() for ax in fig.axes] == ["8-task macro average, ours", "8-task macro average, paper"]
+    plt.close(fig)
+    growing = {"words": ["a", "b", "</s>"], "pooled": ["z_max", "z_mean"], "weights": [[0.8, 0.6, 0.4], [0.2, 0.4, 0.6]]}
+    flat = {**growing, "weights": [[0.5, 0.6, 0.5], [0.5, 0.4, 0.5]]}
+    fig = aae.attention_figure([growing, flat])
+    assert len(fig.axes) == 2
+    plt.close(fig)
+    assert aae.attention_frame(growing).dtypes.iloc[0] == np.float32
+    assert "0.20 at the first token and 0.60 at `</s>`" in aae.attention_note([growing])
+    assert "does not grow" in aae.attention_note([growing, flat])
+    table = aae.attention_table({"m": log(10, 1.0)}, ["m"])
+    assert table.loc["m"].tolist() == [0.6, 0.4, 1000]
+
+
+def test_claims_decide_on_our_numbers():
+    order = ["mean-max AAE", "mean AAE", "max AAE", "mean-max RAE", "mean RAE", "max RAE"]
+    macro = pd.Series([72.0, 70.0, 71.0, 78.0, 76.0, 75.0], index=order)
+    minutes = {"mean-max AAE": 4.0, "mean-max RAE": 5.0, "skip-thought (uni)": 8.0}
+    training = {"mean-max AAE": log(10, 1.0), "mean-max RAE": log(10, 1.0)}
+    cols = pd.MultiIndex.from_tuples([("8 tasks", "macro")])
+    table2 = pd.DataFrame([[72.0], [84.7], [83.4]], columns=cols,
+                          index=["mean-max AAE (ours)", "mean-max AAE (paper, as printed)", "combine-skip (paper, as printed)"])
+    outcomes = aae.claims(macro, minutes, training, table2).set_index("claim").outcome.tolist()
+    assert outcomes == ["reproduced", "reproduced", "not reproduced", "reproduced", "not reproduced", "not checked"]
+    table2.loc["combine-skip (ours, ch. 01)"] = [70.0]
+    assert aae.claims(macro, minutes, training, table2).outcome.iloc[-1] == "reproduced"
+    macro["max AAE"] = np.nan
+    assert aae.claims(macro, minutes, training, table2).outcome.iloc[0] == "not checked"
+
+
+def test_combine_skip_is_absent_without_chapter_01s_bundles(run, no_sts):
+    vectors = WordVectors(WORDS, np.ones((len(WORDS), 4)))
+    assert aae.combine_skip("smoke", vectors) is None
+    assert aae.combine_skip_extra(run, vectors, ["MR", "SST2"], "prototype") == {"results": {}}
+    assert (run.dir / "eval_combine-skip_extra.json").is_file() and no_sts == []
+    encoders = aae.neighbour_encoders(lambda name: name.upper(), ["a", "b"], "smoke", vectors)
+    assert encoders == {"a": "A", "b": "B"}
+
+
+# --- reproducer.report.plots.score_curves ---------------------------------------------------------------------------
+
+def test_score_curves_plot_each_model_in_order_against_minutes():
+    logs = {"b": {"evals": [{"step": 0, "seconds": 0.0, "s": 0.1}, {"step": 1, "seconds": 120.0, "s": 0.3}]},
+            "a": {"evals": [{"step": 0, "seconds": 0.0, "s": 0.2}, {"step": 1, "seconds": 60.0, "s": 0.4}]}}
+    fig, ax = plt.subplots()
+    score_curves(logs, "s", ax, title="t")
+    assert [line.get_label() for line in ax.lines] == ["b", "a"] and ax.get_title() == "t"
+    np.testing.assert_allclose(ax.lines[0].get_xdata(), [0, 2])
+    assert ax.lines[1].get_marker() == "o" and ax.get_legend() is not None
+    plt.close(fig)

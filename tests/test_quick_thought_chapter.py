@@ -1,0 +1,345 @@
+"""The Quick-Thoughts chapter's library code: the efficiency study (Figure 2, the benchmark, Table 9), the analogy
+tables, Tables 1 and 8, the claims, the pre-trained channel's data and the plots and tables it added to report/."""
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from reproducer.evaluate.harness import Results
+
+matplotlib.use("Agg")
+
+
+# --- efficiency: Figure 2, the throughput benchmark, Table 9 ---------------------------------------------------------
+
+def test_matched_skip_thought_takes_quick_thoughts_encoder_and_budget():
+    from reproducer.objectives.skip_thought import PRESETS as ST
+    from reproducer.presets import preset
+    from reproducer.report.efficiency import matched_skip_thought
+
+    qt = preset("quick-thought", "default", max_seconds=77)
+    st = matched_skip_thought(qt)
+    assert (st.uni_hidden, st.decoder_hidden, st.word_dim, st.vocab_size) == (qt.hidden, qt.hidden, qt.word_dim,
+                                                                            qt.vocab_size)
+    assert (st.batch_size, st.lr, st.max_seconds, st.eval_every, st.max_len) == (400, qt.lr, 77, qt.eval_every,
+                                                                                qt.max_len)
+    assert st.n_sampled == ST["default"].n_sampled  # not a QT field: the skip-thought preset's own
+    assert matched_skip_thought(preset("quick-thought", "smoke")).max_steps == preset("quick-thought", "smoke").max_steps
+
+
+def _runs(qt=700.0, exact=35.0, sampled=None):
+    runs = [{"objective": "quick_thought", "softmax": "in-batch", "sentences_per_second": qt, "batch_size": 400,
+             "steps": 10, "peak_memory_bytes": 2**30, "parameters": 5, "device": "cpu"},
+            {"objective": "skip_thought", "softmax": "exact", "sentences_per_second": exact, "batch_size": 128,
+             "steps": 2, "peak_memory_bytes": 2**31, "parameters": 6, "device": "cpu"}]
+    if sampled:
+        runs.append({**runs[1], "softmax": "sampled", "sentences_per_second": sampled})
+    return runs
+
+
+def test_speed_table_and_ratios():
+    from reproducer.report.efficiency import speed_ratios, speed_table
+
+    speed = speed_table(_runs(sampled=140.0))
+    assert list(speed.index) == ["in-batch", "exact", "sampled"]
+    assert speed["speed-up of QT"].tolist() == pytest.approx([1.0, 20.0, 5.0])
+    assert speed["peak memory (MiB)"].tolist() == [1024, 2048, 2048]
+    assert speed_ratios(speed) == pytest.approx((20.0, 5.0))
+    exact, sampled = speed_ratios(speed_table(_runs()))
+    assert exact == pytest.approx(20.0) and math.isnan(sampled)
+
+
+def test_faster_ignores_what_was_not_measured():
+    from reproducer.report.efficiency import faster
+
+    assert faster(3.0, float("nan"))
+    assert not faster(3.0, 0.9)
+
+
+def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samples(monkeypatch):
+    import reproducer.bench
+    from reproducer.presets import preset
+    from reproducer.report.efficiency import matched_skip_thought, throughput
+
+    calls = []
+
+    def fake(objectives, *, n_sampled, **sizes):
+        calls.append((list(objectives), n_sampled, sizes["hidden"], sizes["seconds"]))
+        return {"runs": [{"objective": o, "n_sampled": n_sampled} for o in objectives]}
+
+    monkeypatch.setattr(reproducer.bench, "bench_train", fake)
+    qt = preset("quick-thought", "default")
+    out = throughput(qt, matched_skip_thought(qt), 5, seed=1)
+    assert calls == [(["quick_thought", "skip_thought"], 0, qt.hidden, 5), (["skip_thought"], 1024, qt.hidden, 5)]
+    assert [r["objective"] for r in out["runs"]] == ["quick_thought", "skip_thought", "skip_thought"]
+    calls.clear()
+    throughput(qt, matched_skip_thought(qt).with_overrides(n_sampled=0), 5)
+    assert len(calls) == 1
+
+
+def test_paper_speed_ratio_is_st_hours_over_qt_hours():
+    from reproducer.report.efficiency import paper_speed_ratio, training_hours
+
+    hours = training_hours()
+    assert paper_speed_ratio() == pytest.approx(hours["ST (efficiency study)"] / hours["QT (efficiency study)"])
+    assert paper_speed_ratio() > 1
+
+
+def test_curve_changes_counts_falls_and_rises():
+    from reproducer.report.efficiency import curve_changes
+
+    evals = [{"step": 1, "seconds": 1.0, "MR": 60.0, "CR": 70.0, "SICK-R": 0.5},
+             {"step": 9, "seconds": 9.0, "MR": 55.0, "CR": 71.0, "SICK-R": 0.5}]
+    assert curve_changes(evals, ["MR", "CR", "SICK-R"]) == {"fell": 1, "rose": 1}
+    assert curve_changes(evals, ["CR"]) == {"fell": 0, "rose": 1}
+
+
+def test_smaller_mc_qt_and_size_table():
+    from reproducer.presets import preset
+    from reproducer.report.efficiency import size_table, smaller_mc_qt
+
+    assert smaller_mc_qt(preset("quick-thought", "default")) == {"MC-QT 400d": {"bi_hidden": 50},
+                                                                 "MC-QT 800d": {"bi_hidden": 100}}
+    records = {"MC-QT": {"dim": 1200, "step": 9, "seconds": 30.0}, "MC-QT 400d": {"dim": 400, "step": 9, "seconds": 8.0}}
+    table = size_table(records, {"MC-QT": 70.0, "MC-QT 400d": 65.0})
+    assert list(table.index) == ["MC-QT 400d", "MC-QT 1200d"]  # smallest first, named by vector size
+    assert table.loc["MC-QT 1200d", "mean accuracy"] == 70.0
+
+
+def test_paper_sizes_and_size_figure():
+    from reproducer.report.efficiency import paper_sizes, size_figure
+
+    paper = paper_sizes()
+    assert {"vector size", "training hours", "mean accuracy"} <= set(paper.columns)
+    assert paper.loc["MC-QT 4800d", "vector size"] == 4800
+    assert paper.loc["MC-QT 4800d", "training hours"] == pytest.approx(8.5)
+    ours = pd.DataFrame({"vector size": [400, 1200], "training seconds": [8.0, 30.0], "mean accuracy": [65.0, 70.0]},
+                        index=["MC-QT 400d", "MC-QT 1200d"])
+    fig = size_figure(ours, paper)
+    assert [ax.get_title() for ax in fig.axes] == ["ours (same number of steps)", "paper (one epoch)"]
+    assert len(fig.axes[1].texts) == len(paper)  # every model labelled
+    matplotlib.pyplot.close(fig)
+
+
+# --- analogies: Tables 6 and 7 ---------------------------------------------------------------------------------------
+
+Analogy = namedtuple("Analogy", "section a b c d")
+SENTENCES = ["then he went home .", "then she went home .", "the king went home .", "the queen went home ."]
+
+
+class BagOfWords:
+    def __init__(self):
+        self.words, self.calls = sorted({w for s in SENTENCES for w in s.split()}), 0
+
+    def encode(self, sentences, batch_size=256):
+        self.calls += 1
+        return np.array([[s.split().count(w) for w in self.words] for s in sentences], dtype=float)
+
+
+def test_analogy_study_mines_questions_and_builds_no_encoder_without_one(monkeypatch):
+    import reproducer.data.loaders
+    from reproducer.report.analogies import analogy_study
+
+    monkeypatch.setattr(reproducer.data.loaders, "load_google_analogy",
+                        lambda: [Analogy("gender", "he", "she", "king", "queen")])
+    encoder = BagOfWords()
+    study = analogy_study(SENTENCES, ["bow"], lambda name: encoder, seed=0)
+    assert study["pairs"] == 2 and len(study["questions"]) == 1
+    assert study["questions"][0] == {"category": "gender", "a": SENTENCES[0], "b": SENTENCES[1], "c": SENTENCES[2],
+                                     "d": SENTENCES[3]}
+    assert study["bow"]["accuracy"] == 1.0 and encoder.calls == 1
+
+    def no_encoder(name):
+        raise AssertionError("built an encoder without a question")
+
+    empty = analogy_study(SENTENCES[:2], ["bow"], no_encoder)
+    assert empty == {"pairs": 1, "questions": []}
+
+
+def _study():
+    questions = [{"category": c, "a": f"a{i}", "b": f"b{i}", "c": f"c{i}", "d": f"d{i}"}
+                 for i, c in enumerate(["family", "family", "family", "plural"])]
+    return {"pairs": 9, "questions": questions,
+            "QT": {"accuracy": 0.5, "per_category": {"family": 2 / 3, "plural": 0.0},
+                   "questions": {"family": 3, "plural": 1}, "pool": 16, "answers": ["d0", "d1", "x", "y"]},
+            "ST": {"accuracy": 0.25, "per_category": {"family": 1 / 3, "plural": 0.0},
+                   "questions": {"family": 3, "plural": 1}, "pool": 16, "answers": ["d0", "x", "x", "y"]}}
+
+
+def test_accuracy_table_is_table6():
+    from reproducer.report.analogies import accuracy_table, category_share
+
+    table = accuracy_table(_study(), ["ST", "QT"])
+    assert list(table.index) == ["family", "plural", "all"]  # most questions first
+    assert list(table.columns) == ["ST", "QT", "questions"]
+    assert table.loc["family", "QT"] == pytest.approx(200 / 3)
+    assert table.loc["all"].tolist() == pytest.approx([25.0, 50.0, 4])
+    assert category_share(_study(), "family", "QT") == 0.75
+    assert category_share({"questions": []}, "family", "QT") == 0.0
+
+
+def test_answer_examples_is_table7():
+    from reproducer.report.analogies import answer_examples
+
+    table = answer_examples(_study(), "QT", display=str.upper)
+    assert table.answer.tolist() == ["D0", "X", "Y"]  # the first hit of the category with one, then the failures
+    assert table.correct.tolist() == ["✓", "✗ expected: D2", "✗ expected: D3"]
+    assert table.category.tolist() == ["family", "family", "plural"]  # categories are not passed through display
+
+
+# --- Tables 1 and 8, the training table ------------------------------------------------------------------------------
+
+def test_versus_by_model_groups_each_models_rows():
+    from reproducer.report.tables import versus_by_model
+
+    ours = pd.DataFrame({"MR": [60.0, 70.0]}, index=["b", "a"])
+    paper = pd.DataFrame({"MR": [80.0, 75.0, 1.0]}, index=["a", "b", "other"])
+    table = versus_by_model(ours, paper)
+    assert table.index.tolist() == [("b", "ours"), ("b", "paper"), ("b", "ours − paper"), ("a", "ours"),
+                                    ("a", "paper"), ("a", "ours − paper")]
+    assert table["MR"].tolist() == [60.0, 75.0, -15.0, 70.0, 80.0, -10.0]
+
+
+def test_versus_matched_keeps_every_paper_row():
+    from reproducer.report.tables import versus_matched
+
+    ours = pd.DataFrame({"x": [0.5, 0.2], "y": [0.4, 0.1]}, index=["mine", "extra"])
+    paper = pd.DataFrame({"y": [0.3, 0.9], "x": [0.1, 0.8], "z": [1.0, 1.0]}, index=["theirs", "other"])
+    table = versus_matched(ours, paper, {"mine": "theirs"})
+    assert table.columns.tolist() == ["x", "y"]
+    assert table.index.tolist() == [("ours", "mine"), ("ours", "extra"), ("paper", "theirs"), ("paper", "other"),
+                                    ("ours − paper", "mine")]
+    assert table.loc[("ours − paper", "mine")].tolist() == pytest.approx([0.4, 0.1])
+
+
+def test_training_table_and_seconds():
+    from reproducer.report.quick_thought_tables import training_seconds, training_table
+
+    log = {"step": 10, "seconds": 20.0, "examples": 4000, "losses": [{"loss": 3.0}, {"loss": 2.5}], "dim": 600}
+    records = {"uni-QT": log, "bi-QT": {**log, "seconds": 10.0}}
+    table = training_table(records, 40000)
+    assert table.columns.tolist() == ["vector size", "steps", "training seconds", "sentences / second",
+                                      "sentences seen", "share of one epoch", "final loss"]
+    assert table.loc["uni-QT"].tolist() == [600, 10, 20.0, 200.0, 4000, 0.1, 2.5]
+    assert training_table(records, None)["share of one epoch"].isna().all()
+    assert training_seconds(records) == {"uni-QT": 20.0, "bi-QT": 10.0, "combine-QT": 30.0}
+    assert "combine-QT" not in training_seconds({"uni-QT": log})
+
+
+def test_table1_puts_ours_paper_and_difference_under_each_model():
+    from reproducer.report.quick_thought_tables import TABLE1_COLUMNS, table1
+
+    ours = pd.DataFrame([{"encoder": "uni-QT", "task": "MR", "metric": "acc", "value": 60.0},
+                         {"encoder": "uni-QT", "task": "SICK-R", "metric": "pearson", "value": 0.7},
+                         {"encoder": "ST", "task": "MR", "metric": "acc", "value": 55.0}])
+    comparison = pd.DataFrame([{"encoder": "uni-QT", "task": "MR", "metric": "acc", "published": 77.2},
+                               {"encoder": "uni-QT", "task": "CR", "metric": "acc", "published": 82.8}])
+    table = table1(ours, comparison, ["uni-QT", "ST"], {"uni-QT": 120.0}, pd.Series({"uni-QT": 11.0}))
+    assert table.index.tolist() == [("uni-QT", "ours"), ("uni-QT", "paper"), ("uni-QT", "ours − paper"),
+                                    ("ST", "ours")]  # ST has no published row and so no difference
+    assert table.loc[("uni-QT", "ours − paper"), ("MR", "acc")] == pytest.approx(60.0 - 77.2)
+    assert table.loc[("uni-QT", "paper"), ("CR", "acc")] == 82.8
+    assert table[("training", "")].tolist() == ["120 s", "11 h", "", ""]
+    assert table.columns.tolist() == TABLE1_COLUMNS + [("training", "")]
+
+
+def _sts(name, value):
+    subsets = ["deft-news", "deft-forum", "OnWN", "tweet-news", "images", "headlines", "wmean"]
+    return Results(name, "prototype", {"STS14": {f"{s}.pearson": value for s in subsets} | {"wmean.spearman": 0.0}})
+
+
+def test_table8_compares_matched_rows_with_the_papers():
+    from reproducer.report.quick_thought_tables import paper_table8, sts14_subsets, table8
+
+    ours = sts14_subsets({"QT": _sts("QT", 0.5)})
+    assert ours.columns.tolist() == ["News", "Forum", "WordNet", "Tweets", "Images", "Headlines", "Overall"]
+    paper = paper_table8()
+    assert paper.index[0] == "SDAE" and paper.loc["QT (RNN)", "Overall"] == pytest.approx(0.49)
+    table = table8({"QT": _sts("QT", 0.5), "GloVe": _sts("GloVe", 0.3)}, {"QT": "QT (RNN)"})
+    assert table.loc[("ours − paper", "QT"), "Overall"] == pytest.approx(0.5 - 0.49)
+    assert table.loc[("paper", "Skip-Thoughts"), "News"] == pytest.approx(0.45)
+    assert ("ours − paper", "GloVe") not in table.index
+
+
+# --- the claims ------------------------------------------------------------------------------------------------------
+
+def _claims(**changes):
+    from reproducer.report.quick_thought_claims import quick_thought_claims
+
+    tasks = ["MR", "CR", "SICK-R"]
+    sts = pd.DataFrame({"Overall": [0.4, 0.3, 0.49, 0.39]}, index=pd.MultiIndex.from_tuples(
+        [("ours", "QT (RNN) = combine-QT"), ("ours", "ST (this chapter)"), ("paper", "QT (RNN)"),
+         ("paper", "Skip-Thoughts")]))
+    inputs = dict(speed=(20.0, float("nan")), paper_speed=4.8, tasks=tasks,
+                  qt={"seconds": 120.0, "evals": [{"MR": 60.0, "CR": 65.0, "SICK-R": 0.6}]},
+                  st={"seconds": 121.0, "evals": [{"MR": 59.0, "CR": 66.0, "SICK-R": 0.5}]},
+                  family_mean=pd.Series({"uni-QT": 60.0, "bi-QT": 61.0, "combine-QT": 62.0, "MC-QT": 63.0}), sts=sts,
+                  analogy={"questions": [{}] * 4, "uni-QT": {"accuracy": 0.5}, "ST": {"accuracy": 0.25},
+                           "MC-QT": {"accuracy": 0.75}})
+    return quick_thought_claims(**{**inputs, **changes}).set_index("claim")
+
+
+def test_claims_verdicts_follow_the_numbers():
+    claims = _claims()
+    assert claims.columns.tolist() == ["outcome", "numbers"]
+    assert (claims.outcome == "reproduced").all()
+    assert "QT ≥ ST on 2 of 3 tasks" in claims.numbers.iloc[1]
+    assert "paper: 0.49 vs 0.39" in claims.numbers.iloc[3]
+    worse = _claims(speed=(0.5, 2.0), family_mean=pd.Series({"uni-QT": 63.0, "bi-QT": 61.0, "combine-QT": 62.0,
+                                                             "MC-QT": 60.0}), analogy={"questions": []})
+    assert worse.outcome.tolist() == ["not reproduced", "reproduced", "not reproduced", "reproduced",
+                                      "not reproduced", "not reproduced"]
+    assert worse.numbers.iloc[4] == "no questions at this preset"
+
+
+# --- MC-QT's training data -------------------------------------------------------------------------------------------
+
+def test_with_pretrained_channel_keeps_the_small_ids(books):
+    from reproducer.data.pretrained_ids import with_pretrained_channel
+    from reproducer.data.training_corpus import word_ids
+    from reproducer.data.vectors import WordVectors
+
+    corpus = books()
+    small = word_ids(corpus, 8)
+    tokens = [w for s in corpus.sentences for w in s.split()]
+    oov = next(w for w in tokens if w not in small.vocab.stoi)  # a corpus word only the pre-trained channel knows
+    vectors = WordVectors([oov, "zebra"], np.arange(4, dtype=np.float32).reshape(2, 2))
+    data = with_pretrained_channel(corpus, small, vectors)
+    big, rows = data.pretrained
+    assert data.vocab is small.vocab and big.itos == small.vocab.itos + [oov, "zebra"]
+    assert rows[big.stoi["zebra"]].tolist() == [2.0, 3.0] and not rows[: len(small.vocab)].any()
+    small_ids, big_ids = small.tokenized.ids, data.tokenized.ids
+    known = small_ids != small.vocab.unk_id
+    assert (big_ids[known] == small_ids[known]).all()  # the trained channel's ids keep their meaning
+    assert (big_ids == big.stoi[oov]).sum() == tokens.count(oov)
+
+
+# --- plots -----------------------------------------------------------------------------------------------------------
+
+def test_task_curves_draws_a_panel_per_task_and_a_line_per_model():
+    from reproducer.report.plots import task_curves
+
+    log = {"evals": [{"step": 1, "seconds": 1.0, "MR": 50.0, "CR": 60.0}, {"step": 2, "seconds": 2.0, "MR": 55.0,
+                                                                         "CR": 61.0}]}
+    grid = task_curves({"QT": log, "ST": log}, ["CR", "MR"], ylabel="score", title="t")
+    assert [ax.get_title() for ax in grid.axes.flat] == ["CR", "MR"]
+    assert all(len(ax.lines) >= 2 for ax in grid.axes.flat)
+    matplotlib.pyplot.close(grid.figure)
+
+
+def test_score_bars_draws_every_encoder_and_task():
+    import matplotlib.pyplot as plt
+
+    from reproducer.report.plots import score_bars
+
+    scores = pd.DataFrame({"MR": [60.0, 70.0], "CR": [65.0, 80.0]}, index=["a", "b"])
+    fig, ax = plt.subplots()
+    score_bars(scores, ax, title="x")
+    assert len(ax.patches) >= 4 and ax.get_ylim() == (55.0, 100.0)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b"]
+    plt.close(fig)

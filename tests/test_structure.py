@@ -1,0 +1,122 @@
+"""The library's structure: imports go one way (down the layers below), no import circle, and the model registry
+names what the code has."""
+from __future__ import annotations
+
+import ast
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "reproducer"
+
+#: Layers from the bottom: a module may import (at module level or inside a function) only from its own layer or
+#: below. Shared building blocks sit low; each paper's objective above the encoders and the evaluation; the registry,
+#: the reporting and the notebook runtime on top.
+LAYERS = [
+    {"reproducer", "reproducer.errors", "reproducer.io", "reproducer.runtime"},
+    {"reproducer.data", "reproducer.train"},
+    {"reproducer.encoders"},
+    {"reproducer.evaluate"},
+    {"reproducer.objectives"},
+    {"reproducer.models", "reproducer.presets", "reproducer.bench"},
+    {"reproducer.report", "reproducer.notebook"},
+    {"reproducer.__main__"},
+]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    """Module → the ``reproducer`` modules it imports anywhere in its code."""
+    graph = defaultdict(set)
+    for path in ROOT.rglob("*.py"):
+        name = _module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reproducer"):
+                package = ROOT.parent.joinpath(*node.module.split("."))
+                submodules = {f"{node.module}.{a.name}" for a in node.names if (package / f"{a.name}.py").is_file()}
+                graph[name] |= submodules or {node.module}  # "from pkg import module" imports the module
+            elif isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name.startswith("reproducer")}
+        graph.setdefault(name, set())
+    return graph
+
+
+def _layer(module: str) -> int:
+    for depth in range(module.count(".") + 1, 0, -1):
+        prefix = ".".join(module.split(".")[:depth])
+        for i, layer in enumerate(LAYERS):
+            if prefix in layer:
+                return i
+    raise AssertionError(f"{module} is in no layer of tests/test_structure.py: place it")
+
+
+def test_every_import_goes_down_or_sideways():
+    upward = [f"{a} (layer {_layer(a)}) imports {b} (layer {_layer(b)})"
+              for a, targets in _imports().items() for b in targets if _layer(b) > _layer(a)]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_import_circle():
+    graph = _imports()
+    state: dict[str, int] = {}
+    circles = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in graph:  # e.g. "from reproducer.evaluate import X" where evaluate is a package: its __init__
+                continue
+            if state.get(nxt) == 1:
+                circles.append(" -> ".join(path[path.index(nxt):] + [nxt]) if nxt in path else f"{node} -> {nxt}")
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert not circles, "\n".join(circles)
+
+
+def test_the_layer_test_sees_a_violation(monkeypatch):
+    """The check above is not vacuous: an encoder importing an objective is caught."""
+    fake = {"reproducer.encoders.trained": {"reproducer.objectives.consensus"}}
+    monkeypatch.setattr(sys.modules[__name__], "_imports", lambda: fake)
+    with pytest.raises(AssertionError, match="imports reproducer.objectives.consensus"):
+        test_every_import_goes_down_or_sideways()
+
+
+def test_the_registry_names_every_family_and_variant():
+    from reproducer.models import FAMILIES, MODELS, PAPERS, family, model, models, table
+
+    for fam in FAMILIES.values():
+        assert fam.paper in PAPERS and set(fam.presets) == {"smoke", "default", "paper"}
+        assert callable(getattr(fam._module(), fam.fit_function))
+        for m in models(family=fam.name):
+            assert m.variant is None or m.variant in fam.variants, (m.name, fam.variants)
+            assert all(p in MODELS for p in m.parts)
+    assert {m.chapter for m in MODELS.values()} >= {f.chapter for f in FAMILIES.values()}
+    assert model("uni-skip").paper == "kiros2015" and family("consensus").chapter == "04_consensus"
+    assert len(table()) == len(MODELS)
+    from reproducer.encoders.baselines import BASELINES
+
+    assert {m.name for m in models(family="baseline")} == set(BASELINES)
+    from reproducer.errors import ReproducerError
+
+    with pytest.raises(ReproducerError, match="Unknown model"):
+        model("tri-skip")
+
+
+def test_published_names_exist_in_the_published_tables():
+    from reproducer.models import MODELS
+    from reproducer.report.published import published
+
+    names = set(published().model)
+    missing = [(m.name, p) for m in MODELS.values() for p in m.published if p not in names]
+    assert not missing, missing
