@@ -212,7 +212,7 @@ def _assigned_names(source: str) -> list[str]:
 
 def check_conventions(path: str | Path) -> dict:
     """The book's notebook conventions, checked: the first code cell is tagged ``parameters`` and
-    starts with ``preset``; returns the parameters papermill infers (name -> type, default, help)."""
+    starts with ``preset``; it and the set-up cell after it are tagged ``hide-input``; returns the parameters papermill infers (name -> type, default, help)."""
     import nbformat
     from papermill import inspect_notebook
 
@@ -222,6 +222,10 @@ def check_conventions(path: str | Path) -> dict:
     cells = _code_cells(nb)
     if not cells or "parameters" not in cells[0].metadata.get("tags", []):
         raise ReproducerError(f"{path}: the first code cell must be tagged 'parameters'.")
+    plumbing = [c for c in cells if "injected-parameters" not in c.metadata.get("tags", [])][:2]
+    if any("hide-input" not in c.metadata.get("tags", []) for c in plumbing):
+        raise ReproducerError(f"{path}: tag the parameters cell and the set-up cell after it 'hide-input' (the book "
+                              f"folds that plumbing away; papermill's injected cell is hidden by book/css).")
     params = inspect_notebook(str(path))
     if not params or next(iter(params)) != "preset":
         raise ReproducerError(f"{path}: the first parameter must be `preset`.")

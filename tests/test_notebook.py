@@ -56,7 +56,8 @@ def test_frames_round_trip_and_are_per_preset(results):
 def _notebook(params: str, executed: bool = True, error: bool = False, tag: str = "parameters"):
     nb = new_notebook(cells=[new_markdown_cell("# title"), new_code_cell(params), new_code_cell("x = 1")],
                       metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    nb.cells[1].metadata["tags"] = [tag]
+    nb.cells[1].metadata["tags"] = [tag, "hide-input"]
+    nb.cells[2].metadata["tags"] = ["hide-input"]
     if executed:
         for i, c in enumerate(nb.cells[1:], 1):
             c.execution_count = i
@@ -79,6 +80,14 @@ def test_conventions_are_enforced(tmp_path, params, tag, message):
     nbformat.write(_notebook(params, tag=tag), path)
     with pytest.raises(ReproducerError, match=message):
         check_conventions(path)
+
+
+def test_plumbing_must_be_folded(tmp_path):
+    nb = _notebook(GOOD)
+    nb.cells[2].metadata["tags"] = []
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    with pytest.raises(ReproducerError, match="hide-input"):
+        check_conventions(tmp_path / "nb.ipynb")
 
 
 def test_a_notebook_without_a_kernel_is_refused(tmp_path):
