@@ -215,6 +215,10 @@ def test_every_variant_trains_and_encodes(variant, books, tmp_path):
     path = encoder.save(tmp_path / "qt.encoder.pt")
     np.testing.assert_allclose(load_encoder(path, device="cpu").encode(["w1 w2 x0", "w3"]),
                                encoder.encode(["w1 w2 x0", "w3"]), atol=1e-5)
+    if variant == "MC-QT":  # and the command line evaluates it
+        from reproducer.__main__ import main as cli
+
+        assert cli(["evaluate", "--encoder", str(path), "--tasks", "STS16", "--quiet", "--device", "cpu"]) == 0
 
 
 def test_qt_presets():
