@@ -27,6 +27,7 @@ from reproducer.io import atomic_path, write_json
 from reproducer.runtime import seed_everything
 
 PRESETS = ("smoke", "default", "paper")
+_REQUIRED = object()
 _CHECKOUT = Path(__file__).resolve().parents[1]
 
 
@@ -113,10 +114,13 @@ class NotebookRun:
         write_json(path, obj)
         return path
 
-    def earlier(self, chapter: str, name: str) -> Any:
+    def earlier(self, chapter: str, name: str, default: Any = _REQUIRED) -> Any:
         """``results/<chapter>/<this preset>/<name>.json`` of an earlier chapter (e.g. ``run.earlier("01_skip_thoughts",
-        f"eval_{slug('combine-skip')}")``), with a clear error when that chapter has not been run at this preset."""
+        f"eval_{slug('combine-skip')}")``), with a clear error when that chapter has not been run at this preset —
+        or ``default`` then, when one is given (e.g. ``None`` for a table row that is left out)."""
         path = results_root() / chapter / self.preset / f"{name}.json"
+        if not path.is_file() and default is not _REQUIRED:
+            return default
         if not path.is_file():
             raise ReproducerError(f"{path} is missing: run notebooks/{chapter}.ipynb at preset {self.preset!r} first.")
         return json.loads(path.read_text(encoding="utf-8"))

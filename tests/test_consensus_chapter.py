@@ -59,11 +59,20 @@ def test_fixed_vector_data_loads_each_split_once(books, monkeypatch):
     import reproducer.data.corpus as corpus_module
 
     loads = []
-    monkeypatch.setattr(corpus_module, "load_corpus", lambda split, config, progress=True: loads.append(split) or books())
+    monkeypatch.setattr(corpus_module, "load_corpus",
+                        lambda split, config, progress=True: loads.append(split) or books())
     data = FixedVectorData(word2vec_dim=3)
     assert data.corpus() is data.corpus("train") is data.corpus(split="train") and loads == ["train"]
     data.corpus("valid")
     assert loads == ["train", "valid"]
+    import reproducer.data.vectors as vectors_module
+
+    trained = []
+    toy = WordVectors(["a", "b"], np.ones((2, 3)), name="toy")
+    monkeypatch.setattr(vectors_module, "train_word2vec",
+                        lambda corpus, config, progress=True: trained.append((corpus, config.vector_size)) or toy)
+    assert data.vectors is toy and data.vectors is toy and trained == [(data.corpus_config, 3)]  # word2vec of that size
+    assert data.vocab.itos[-2:] == ["a", "b"]
 
 # --- scoring the views -----------------------------------------------------------------------------------------------
 
@@ -167,11 +176,13 @@ def test_row_encoders_combine_independent_views_and_evaluate_the_right_tasks(boo
 
 def test_row_summary_and_row_seconds():
     groups = {"U": ["STS12", "SICK-cos"], "S": ["SICK-R"], "B": ["MR", "CR"], "M": ["MRPC"]}
-    record = {"unsupervised": Results("x", "c", {"STS12": {"wmean.pearson": 0.4}, "SICK-cos": {"pearson": 0.6}}).to_json(),
+    unsup = {"STS12": {"wmean.pearson": 0.4}, "SICK-cos": {"pearson": 0.6}}
+    record = {"unsupervised": Results("x", "c", unsup).to_json(),
               "supervised": Results("x", "c", {"SICK-R": {"pearson": 0.8}, "MR": {"acc": 70.0}, "CR": {"acc": 80.0},
                                                "MRPC": {"acc": 71.0, "f1": 80.5}}).to_json()}
     summary = views.row_summary(record, groups, 120.0)
-    assert summary == pytest.approx({"U": 50.0, "S": 80.0, "B": 75.0, "MRPC acc": 71.0, "MRPC F1": 80.5, "minutes": 2.0})
+    assert summary == pytest.approx({"U": 50.0, "S": 80.0, "B": 75.0, "MRPC acc": 71.0, "MRPC F1": 80.5,
+                                     "minutes": 2.0})
     seconds = {"SV-f": 60.0, "SV-g": 30.0, "MV": 45.0}
     assert views.row_seconds("ens(SV-f f, SV-g g)", seconds) == 90.0
     assert views.row_seconds("MV ensemble", seconds) == 45.0

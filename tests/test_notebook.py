@@ -130,3 +130,36 @@ def test_committed_notebooks_follow_the_conventions(path):
 
 def test_the_book_has_notebooks():
     assert [p.name for p in NOTEBOOKS][:2] == ["00_data.ipynb", "00b_baselines.ipynb"]
+
+
+def test_earlier_chapters_are_read_by_name_with_a_clear_error(results):
+    run = NotebookRun("02_next", "smoke")
+    with pytest.raises(ReproducerError, match="run notebooks/01_first.ipynb at preset 'smoke'"):
+        run.earlier("01_first", "eval_combine-skip")
+    assert run.earlier("01_first", "eval_combine-skip", default=None) is None
+    NotebookRun("01_first", "smoke").json("eval_combine-skip", lambda: {"MR": 70.0})
+    assert run.earlier("01_first", "eval_combine-skip") == {"MR": 70.0}
+    assert NotebookRun("01_first", "default").earlier("01_first", "eval_combine-skip", default={}) == {}  # per preset
+
+
+def test_a_model_is_trained_once_and_its_bundle_saved(results):
+    import torch
+
+    from reproducer.notebook import slug
+    from reproducer.train import Fitted
+
+    class Toy:
+        name = "toy"
+
+        def save(self, path):
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text("bundle")
+
+    run, checkpoints = NotebookRun("01_first", "smoke"), []
+    fitted = Fitted(Toy(), torch.nn.Linear(1, 1))
+    assert slug("combine-skip (no expansion)") == "combine-skip_no_expansion" and not run.has_model("MC-QT 400d")
+    assert run.model("MC-QT 400d", lambda ckpt: checkpoints.append(ckpt) or fitted) is fitted
+    assert run.model("MC-QT 400d", lambda ckpt: 1 / 0) is fitted  # not trained again in this kernel
+    assert checkpoints == [run.path("checkpoints/MC-QT_400d.train.pt")]
+    assert run.bundle_path("MC-QT 400d").read_text() == "bundle" and run.has_model("MC-QT 400d")
+    assert run.encoder("MC-QT 400d") is fitted.encoder and run.encoder("uni-skip") is None

@@ -194,8 +194,9 @@ class ViewSet:
         return save_encoder(self, path)
 
     @classmethod
-    def from_bundle(cls, bundle: dict, device=None, *, view: str = "ensemble", pooling: str = "unsupervised"):
-        """The encoder of one view (or ``"ensemble"``) under a pooling rule."""
+    def from_bundle(cls, bundle: dict, device=None, *, view: str | None = None, pooling: str = "unsupervised"):
+        """The encoder of one view (or ``"ensemble"``; by default the ensemble, or the only view of a single-view
+        variant) under a pooling rule."""
         from reproducer.data.vocab import Vocabulary
         from reproducer.runtime import default_device
 
@@ -205,6 +206,7 @@ class ViewSet:
         views.views.load_state_dict(bundle["state_dict"])
         views.views.to(device)
         encoders = views.encoders(pooling)
+        view = view or ("ensemble" if "ensemble" in encoders else next(iter(encoders)))
         if view not in encoders:
             raise ReproducerError(f"{bundle['name']} has the views {', '.join(encoders)}; not {view!r}.")
         return encoders[view]

@@ -6,7 +6,8 @@ paper's, from the results a notebook stored (training logs, :mod:`reproducer.eva
 - :func:`paper_table3`: Table 3's published columns (U, S, B, MRPC, hours) per row of ours.
 - :func:`readings_table`: U under both readings of Eq. 1 (is a sentence its own candidate?).
 - :func:`table4`, :func:`table5`, :func:`table6`: unsupervised similarity per dataset, STS14 alone, supervised
-  transfer — ours, our earlier chapters' models (:func:`earlier_sts14`, :func:`earlier_transfer_rows`) and the paper's.
+  transfer — ours, our earlier chapters' models (:func:`earlier_sts14`, :func:`earlier_transfer_rows`) and the
+  paper's.
 - :func:`consensus_claims`: the paper's claims (sections 4.1-4.4, Figure 1) checked on our numbers.
 """
 from __future__ import annotations
