@@ -1,5 +1,5 @@
-"""Chapter 05's library (Zhang et al. 2018): the autoencoders' data and measurements
-(:mod:`reproducer.evaluate.reconstruction`) and the chapter's tables, figures and claims
+"""Chapter 05's library (Zhang et al. 2018): the autoencoders' data, training and measurements
+(:mod:`reproducer.report.autoencoder_training`) and the chapter's tables, figures and claims
 (:mod:`reproducer.report.autoencoders`), on toy data: no corpus, no evaluation data."""
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ from reproducer.data.vocab import SPECIALS, Vocabulary  # noqa: E402
 from reproducer.encoders.bundles import load_encoder  # noqa: E402
 from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.evaluate import Results  # noqa: E402
-from reproducer.evaluate.reconstruction import (AutoencoderData, attention_maps, curve_point, train_or_reload,  # noqa: E402
-                                                trainable, training_record, untrained_record)
 from reproducer.notebook import NotebookRun  # noqa: E402
 from reproducer.objectives.autoencoder import PRESETS, build_autoencoder, held_out_statistics  # noqa: E402
 from reproducer.report import autoencoders as aae  # noqa: E402
+from reproducer.report.autoencoder_training import (AutoencoderData, attention_maps, curve_point,  # noqa: E402
+                                                    train_or_reload, trainable, training_record, untrained_record)
 from reproducer.report.plots import score_curves  # noqa: E402
 from reproducer.runtime import seed_everything  # noqa: E402
 
@@ -41,19 +41,28 @@ def toy_split(rng, n: int, vocab: Vocabulary) -> TokenizedCorpus:
     return TokenizedCorpus.from_corpus(corpus, vocab)
 
 
+class ToySource:
+    """What :class:`~reproducer.data.fixed_vectors.FixedVectorData` gives, on toy data: 30 words with 6-d vectors
+    (the first 20 ids, specials included, are the output words), 60 training and 40 held-out sentences of 2-13 words."""
+
+    corpus_config = None
+
+    def __init__(self):
+        rng = np.random.default_rng(0)
+        self.vectors = WordVectors(WORDS, rng.normal(size=(len(WORDS), 6)), name="toy")
+        self.vocab = Vocabulary(list(SPECIALS) + WORDS)
+        self.table = np.zeros((len(self.vocab), 6), np.float32)
+        self.table[len(SPECIALS):] = self.vectors.vectors
+        self.splits = {"train": toy_split(rng, 60, self.vocab), "valid": toy_split(rng, 40, self.vocab)}
+
+    def tokenized(self, split="train"):
+        return self.splits[split]
+
+
 @pytest.fixture()
 def data() -> AutoencoderData:
-    """Toy data: 30 words with 6-d vectors (the first 20 ids, specials included, are the output words), 60 training
-    and 40 held-out sentences of 2-13 words, two held-out batches."""
-    rng = np.random.default_rng(0)
-    vectors = WordVectors(WORDS, rng.normal(size=(len(WORDS), 6)), name="toy")
-    vocab = Vocabulary(list(SPECIALS) + WORDS)
-    table = np.zeros((len(vocab), 6), np.float32)
-    table[len(SPECIALS):] = vectors.vectors
-    d = AutoencoderData(PRESET, vectors, vocab, table, corpus_config=None, seed=0, held_out_batches=2)
-    d._cache[("tokenized", "train")] = toy_split(rng, 60, vocab)
-    d._cache[("tokenized", "valid")] = toy_split(rng, 40, vocab)
-    return d
+    """Toy data, two held-out batches."""
+    return AutoencoderData(PRESET, ToySource(), seed=0, held_out_batches=2)
 
 
 @pytest.fixture()
@@ -75,7 +84,7 @@ def run(tmp_path, monkeypatch) -> NotebookRun:
     return NotebookRun("05_mean_max_aae", "smoke")
 
 
-# --- reproducer.evaluate.reconstruction ---------------------------------------------------------------------------
+# --- reproducer.report.autoencoder_training ---------------------------------------------------------------------
 
 def test_data_held_out_batches_end_with_eos_and_examples_are_seeded(data):
     batches = data.held_out()
@@ -84,14 +93,13 @@ def test_data_held_out_batches_end_with_eos_and_examples_are_seeded(data):
         last = b.ids[torch.arange(len(b.ids)), b.lengths - 1]
         assert (last == data.vocab.eos_id).all() and b.lengths.max() <= PRESET.max_tokens + 1
     examples = data.examples(3, min_tokens=4, max_tokens=9)
-    again = AutoencoderData(PRESET, data.vectors, data.vocab, data.table, None, seed=0, _cache=data._cache).examples(
-        3, min_tokens=4, max_tokens=9)
+    again = AutoencoderData(PRESET, data.source, seed=0).examples(3, min_tokens=4, max_tokens=9)
     assert [e.tolist() for e in examples] == [e.tolist() for e in again]
     assert all(e[-1] == data.vocab.eos_id and 5 <= len(e) <= 10 for e in examples)
     with pytest.raises(ReproducerError, match="held-out sentences"):
         data.examples(3, min_tokens=40, max_tokens=50)
     with pytest.raises(ReproducerError, match="held-out batch"):
-        AutoencoderData(PRESET, data.vectors, data.vocab, data.table, None, held_out_batches=0).held_out()
+        AutoencoderData(PRESET, data.source, held_out_batches=0).held_out()
 
 
 def test_data_summary_counts_the_output_share_and_the_epoch(data):
@@ -340,3 +348,19 @@ def test_score_curves_plot_each_model_in_order_against_minutes():
     np.testing.assert_allclose(ax.lines[0].get_xdata(), [0, 2])
     assert ax.lines[1].get_marker() == "o" and ax.get_legend() is not None
     plt.close(fig)
+
+
+def test_figure2_draws_from_its_stored_data_or_shows_a_figure_stored_without_it(run):
+    growing = {"words": ["a", "</s>"], "pooled": ["z_max", "z_mean"], "weights": [[0.8, 0.4], [0.2, 0.6]]}
+    calls = []
+    assert aae.figure2(run, lambda: calls.append(1) or [growing]) == [growing] and calls == [1]
+    assert run.path("figure2_attention.json").is_file() and run.path("figure2_attention.png").is_file()
+    assert aae.figure2(run, lambda: pytest.fail("recomputed")) == [growing]  # the stored data
+    run.path("figure2_attention.json").unlink()  # results from before the data was kept: only the figure
+    figure = run.path("figure2_attention.png").read_bytes()
+    assert aae.figure2(run, lambda: pytest.fail("would train")) is None
+    assert run.path("figure2_attention.png").read_bytes() == figure
+    assert "stored one" in aae.attention_note(None)
+    run.retrain = True
+    assert aae.figure2(run, lambda: [growing]) == [growing]
+    plt.close("all")

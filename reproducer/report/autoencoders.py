@@ -6,7 +6,8 @@
 - Table 2 (:func:`table2`): macro and micro averages over the paper's task sets
   (:func:`~reproducer.report.averages.task_averages`) next to the printed ones;
 - Table 3 (:func:`variant_rows`, :func:`paper_variant_rows`): the six pooling × architecture variants;
-- training and timing (:func:`training_table`, :func:`timing_table`, :func:`model_sizes`) and the figures;
+- training and timing (:func:`training_table`, :func:`timing_table`, :func:`model_sizes`) and the figures (Figure 2:
+  :func:`figure2`);
 - :func:`claims`: sections 4.3-4.4 and Figure 2 as checks.
 """
 from __future__ import annotations
@@ -256,7 +257,7 @@ def model_sizes() -> pd.DataFrame:
 
     from reproducer.encoders.attention import AAEConfig
     from reproducer.encoders.recurrent import RecurrentConfig
-    from reproducer.evaluate.reconstruction import trainable
+    from reproducer.report.autoencoder_training import trainable
     from reproducer.objectives.autoencoder import MeanMaxAAE
     from reproducer.objectives.skip_thought import SkipThought, SkipThoughtConfig
 
@@ -295,7 +296,7 @@ def macro_figure(ours: pd.DataFrame, paper: pd.DataFrame):
 
 
 def attention_figure(maps: list[dict]):
-    """Figure 2: for each sentence of ``maps`` (:func:`~reproducer.evaluate.reconstruction.attention_maps`), the
+    """Figure 2: for each sentence of ``maps`` (:func:`~reproducer.report.autoencoder_training.attention_maps`), the
     decoder's weight on each pooled vector while predicting each token, as a heatmap."""
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -311,15 +312,34 @@ def attention_figure(maps: list[dict]):
     return fig
 
 
+def figure2(run, maps: Callable[[], list[dict]]) -> list[dict] | None:
+    """Figure 2 drawn from its data, ``figure2_attention.json`` (computed by ``maps()`` when missing, which needs the
+    trained mean-max AAE's decoder), and saved as ``figure2_attention.png``; returns the data. Results stored before
+    that data was kept have only the figure: it is shown as stored (nothing is trained, the file is untouched) unless
+    ``run.retrain``, and ``None`` is returned."""
+    png, stored = run.path("figure2_attention.png"), run.path("figure2_attention.json")
+    if png.is_file() and not stored.is_file() and not run.retrain:
+        from IPython.display import Image, display
+
+        display(Image(filename=str(png)))
+        return None
+    maps = run.json("figure2_attention", maps)
+    run.save_figure(attention_figure(maps), "figure2_attention")
+    return maps
+
+
 def attention_frame(m: dict) -> pd.DataFrame:
     """One sentence's attention map: rows the pooled vectors, columns the decoding steps (float32, as computed)."""
     weights = np.asarray(m["weights"], dtype=np.float32)
     return pd.DataFrame(weights, index=m["pooled"], columns=range(len(m["words"])))
 
 
-def attention_note(maps: list[dict]) -> str:
+def attention_note(maps: list[dict] | None) -> str:
     """What the example sentences show: the weight on ``z_mean`` at the first token and at ``</s>``, and whether it
-    grows along every sentence."""
+    grows along every sentence (``None``: the figure was stored without its data, see :func:`figure2`)."""
+    if maps is None:
+        return ("The figure above is the stored one: the per-token weights behind it were not kept with these results "
+                "(they need the trained model, whose checkpoint is not committed).")
     steps = [attention_frame(m).loc["z_mean"].round(3).tolist() for m in maps]
     if all(s[-1] > s[0] for s in steps):
         return ("In these sentences the weight on z_mean is " + ", ".join(

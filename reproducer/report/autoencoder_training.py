@@ -1,0 +1,196 @@
+"""Training and measuring the mean-max autoencoders of chapter 05 (Zhang et al. 2018): their data, held-out
+reconstruction, the decoder's attention, the untrained starting point, and train-or-reload of the Table 3 variants.
+
+The loss and the model are in :mod:`reproducer.objectives.autoencoder`; this module is what the chapter does around
+them:
+
+- :class:`AutoencoderData` — the fixed word vectors, vocabulary and corpus ids of
+  :class:`~reproducer.data.fixed_vectors.FixedVectorData` (the first ``vocab_size`` words are the output words), with
+  the preset's sentence batches, held-out batches (the ``valid`` books) and Figure 2's example sentences;
+- :func:`curve_point` — one point of a training curve: held-out reconstruction accuracy, the mean attention on each
+  pooled vector, STS14;
+- :func:`train_or_reload` — a variant trained (or reloaded from its checkpoint) through
+  :meth:`~reproducer.notebook.NotebookRun.model`, its test-time encoder set to ``normalize_halves``;
+- :func:`training_record`, :func:`untrained_record` — what the chapter stores per variant;
+- :func:`attention_maps` — Figure 2's data: each decoding step's weights on ``z_max`` and ``z_mean``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from reproducer.errors import ReproducerError
+
+#: The zero-shot task of the training curves (cosine similarity, no training on the task: fast).
+CURVE_TASK = "STS14"
+
+
+@dataclass
+class AutoencoderData:
+    """What the autoencoders of one preset read: ``source``'s fixed word vectors (``vectors``), ``vocab`` and ``table``
+    (row ``i`` the vector of word ``i``, the most frequent words first, so the first ``preset.vocab_size`` are the
+    output vocabulary) and corpus splits as ids of ``vocab`` (a
+    :class:`~reproducer.data.fixed_vectors.FixedVectorData`: everything loaded on first use); ``seed`` draws the
+    held-out batches and Figure 2's examples."""
+
+    preset: object  # an AutoencoderPreset
+    source: object  # FixedVectorData, or anything with vectors, vocab, table, corpus_config and tokenized(split)
+    seed: int = 0
+    held_out_batches: int = 16
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def load(cls, preset, seed: int = 0, held_out_batches: int = 16) -> "AutoencoderData":
+        """Our word2vec of ``preset.word2vec_dim`` dimensions on the corpus of ``preset.max_books`` books (cached on
+        disk), every word with a vector read by the encoder."""
+        from reproducer.data.corpus import CorpusConfig
+        from reproducer.data.fixed_vectors import FixedVectorData
+
+        return cls(preset, FixedVectorData(CorpusConfig(max_books=preset.max_books), preset.word2vec_dim), seed,
+                   held_out_batches)
+
+    @property
+    def vectors(self):
+        """The fixed :class:`~reproducer.data.vectors.WordVectors`."""
+        return self.source.vectors
+
+    @property
+    def vocab(self):
+        return self.source.vocab
+
+    @property
+    def table(self) -> np.ndarray:
+        return self.source.table
+
+    @property
+    def corpus_config(self):
+        return self.source.corpus_config
+
+    def tokenized(self, split: str = "train"):
+        """The split as ids of :attr:`vocab` (a :class:`~reproducer.data.batches.TokenizedCorpus`)."""
+        return self.source.tokenized(split)
+
+    def training_data(self):
+        """The :class:`~reproducer.train.TrainingData` of :func:`~reproducer.objectives.autoencoder.fit_autoencoder`."""
+        from reproducer.train import TrainingData
+
+        return TrainingData(tokenized=self.tokenized("train"), vocab=self.vocab, vectors=self.table)
+
+    def sampler(self, split: str = "train", seed: int | None = None):
+        """Sentences of the preset's 4-32 tokens of a split, each followed by ``</s>``, in batches."""
+        from reproducer.data.batches import SentenceSampler
+
+        p = self.preset
+        return SentenceSampler(self.tokenized(split), p.batch_size, eos=self.vocab.eos_id, min_tokens=p.min_tokens,
+                               max_tokens=p.max_tokens, seed=self.seed if seed is None else seed)
+
+    def held_out(self) -> list:
+        """The first :attr:`held_out_batches` batches of the held-out books (``valid``: no model trains on them), for
+        reconstruction accuracy and attention."""
+        if self.held_out_batches < 1:
+            raise ReproducerError(f"Give at least one held-out batch, got {self.held_out_batches}.")
+        if "held_out" not in self._cache:
+            self._cache["held_out"] = [self.sampler("valid").batch(i) for i in range(self.held_out_batches)]
+        return self._cache["held_out"]
+
+    def summary(self) -> str:
+        """One Markdown sentence: vocabulary, output share of the training tokens, training sentences and batches."""
+        p, tokenized = self.preset, self.tokenized("train")
+        sampler = self.sampler("train", seed=0)
+        share = (tokenized.ids < p.vocab_size).mean()
+        return (f"{len(self.vocab):,} words with {self.vectors.dim}-d vectors ({self.vectors.name}); output "
+                f"vocabulary: the {p.vocab_size:,} most frequent, **{share:.1%}** of the training tokens. Training "
+                f"sentences of {p.min_tokens}-{p.max_tokens} tokens: {len(sampler.positions):,} of {len(tokenized):,} "
+                f"({sampler.steps_per_epoch:,} batches of {p.batch_size} per epoch).")
+
+    def epoch(self) -> int:
+        """Training sentences in one epoch (those of the preset's lengths)."""
+        return len(self.sampler("train").positions)
+
+    def examples(self, n: int = 3, min_tokens: int = 8, max_tokens: int = 14) -> list[np.ndarray]:
+        """``n`` held-out sentences of ``min_tokens``..``max_tokens`` tokens (drawn with :attr:`seed`), as ids followed
+        by ``</s>``: Figure 2's examples."""
+        valid = self.tokenized("valid")
+        lengths = np.diff(valid.offsets)
+        candidates = np.flatnonzero((lengths >= min_tokens) & (lengths <= max_tokens))
+        if len(candidates) < n:
+            raise ReproducerError(f"Only {len(candidates)} held-out sentences of {min_tokens}-{max_tokens} tokens.")
+        picked = np.random.default_rng(self.seed).choice(candidates, n, replace=False)
+        return [np.append(valid.sentence(int(i)), self.vocab.eos_id) for i in picked]
+
+
+def curve_point(module, encoder, held_out: list) -> dict:
+    """One point of a training curve: held-out reconstruction ``accuracy`` and mean attention on each pooled vector
+    (:func:`~reproducer.objectives.autoencoder.held_out_statistics`), and the encoder's STS14 Pearson r."""
+    from reproducer.evaluate import evaluate
+    from reproducer.objectives.autoencoder import held_out_statistics
+
+    stats = held_out_statistics(module, held_out)
+    sts = evaluate(encoder, [CURVE_TASK], "prototype", progress=False).main_scores()[CURVE_TASK]
+    return {"accuracy": stats["accuracy"], **stats["attention"], CURVE_TASK: float(sts)}
+
+
+def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: bool, curves=(), progress: bool = True):
+    """The :class:`~reproducer.train.Fitted` Table 3 variant ``name``: this kernel's, else trained (resuming from, or
+    reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model <reproducer.notebook.NotebookRun.model>`,
+    which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
+    preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
+    from reproducer.objectives.autoencoder import fit_autoencoder
+
+    def point(fitted, step):
+        fitted.encoder.module.normalize_halves = normalize_halves
+        return curve_point(fitted.module, fitted.encoder, data.held_out())
+
+    def fit(checkpoint):
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        fitted = fit_autoencoder(name, data.preset, data.training_data(), checkpoint=checkpoint, seed=data.seed,
+                                 progress=progress, evaluate=point if name in curves else None)
+        fitted.encoder.module.normalize_halves = normalize_halves
+        return fitted
+
+    return run.model(name, fit)
+
+
+def trainable(module) -> int:
+    """Trainable parameters of ``module`` (fixed word vectors excluded)."""
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)
+
+
+def training_record(fitted, data: AutoencoderData) -> dict:
+    """What a trained variant stores: its training log (losses, curve points, steps, seconds, sentences), its
+    statistics on ``data.held_out()`` after training and its trainable parameters."""
+    from reproducer.objectives.autoencoder import held_out_statistics
+
+    return {**fitted.log.to_dict(), "held_out": held_out_statistics(fitted.module, data.held_out()),
+            "parameters": trainable(fitted.module)}
+
+
+def untrained_record(name: str, data: AutoencoderData, tasks: list[str], *, normalize_halves: bool) -> dict:
+    """Variant ``name`` as it is before its first batch (seeded with ``data.seed`` as
+    :func:`~reproducer.objectives.autoencoder.fit_autoencoder`, so the same initial weights): its step-0 curve
+    ``point`` (on ``data.held_out()``) and its ``eval`` on ``tasks`` (the preset's protocol)."""
+    from reproducer.evaluate import evaluate
+    from reproducer.objectives.autoencoder import build_autoencoder, sentence_encoder
+    from reproducer.runtime import default_device, seed_everything
+
+    seed_everything(data.seed)
+    model = build_autoencoder(name, data.preset, data.table).to(default_device())
+    encoder = sentence_encoder(model, data.vocab, f"{name} (untrained)", normalize_halves=normalize_halves,
+                               device=default_device())
+    return {"point": {"step": 0, "seconds": 0.0, **curve_point(model, encoder, data.held_out())},
+            "eval": evaluate(encoder, tasks, data.preset.eval_config, progress=False).to_json()}
+
+
+def attention_maps(module, examples: list[np.ndarray], vocab, vocab_size: int) -> list[dict]:
+    """Figure 2's data: for each example (ids, ``</s>`` included) its ``words`` (``→<unk>`` marks a word outside the
+    output vocabulary), the ``pooled`` vectors' names and ``weights[k][t]``, the decoder's attention on pooled vector
+    ``k`` while predicting token ``t`` (mean over heads)."""
+    from reproducer.objectives.autoencoder import decoder_attention
+
+    maps = []
+    for ids in examples:
+        weights, names = decoder_attention(module, ids)
+        words = [vocab.itos[i] if i < vocab_size else f"{vocab.itos[i]}→<unk>" for i in ids]
+        maps.append({"words": words, "pooled": names, "weights": weights.mean(0).T.tolist()})
+    return maps
