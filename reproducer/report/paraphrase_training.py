@@ -13,20 +13,15 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from reproducer.report.similarity_tables import ppdb_score, suite_means
+from reproducer.objectives.paraphrase import VARIANTS  # our model -> its CompositionalConfig options
+from reproducer.report.similarity_tables import ppdb_score, suite_mean
 
-#: Our model → its :class:`~reproducer.encoders.compositional.CompositionalConfig` options (Table 1's models).
-ARCHITECTURES: dict[str, dict] = {
-    "PP": {"kind": "PP"}, "proj": {"kind": "proj"}, "DAN": {"kind": "DAN", "layers": 1, "activation": "tanh"},
-    "RNN": {"kind": "RNN", "activation": "tanh"}, "iRNN": {"kind": "iRNN"},
-    "LSTM (no o.g.)": {"kind": "LSTM", "output_gate": False}, "LSTM (o.g.)": {"kind": "LSTM", "output_gate": True},
-}
 #: PP's grid (the paper's section 4.3): MAX or MIX negatives × λ_w at the ends of the paper's range.
 PP_GRID: dict[str, dict] = {f"{n}, λw={w:g}": {"negatives": n, "lambda_w": w} for n in ("MAX", "MIX")
                             for w in (1e-5, 1e-8)}
 #: Table 2's baselines: ours → the paper's row.
 BASELINES = {"skip-thought": "skip-thought", "GloVe": "GloVe", "initial vectors": "paragram-sl999"}
-#: Table 5: the supervised tasks (ours → the paper's column), its optimiser settings and its models (ours → paper's).
+#: Table 5: the supervised tasks (ours → the paper's column), its optimisers and its models (ours → paper's).
 TASKS = {"relatedness": "SICK-R", "entailment": "SICK-E", "sentiment": "SST2"}
 OPTIMISERS = {"AdaGrad 0.05": {"optimizer": "adagrad", "lr": 0.05}, "Adam 0.001": {"optimizer": "adam", "lr": 0.001}}
 SUPERVISED = {"PP": "word averaging", "DAN": "DAN", "RNN": "RNN", "LSTM (no o.g.)": "LSTM (no o.g.)",
@@ -37,7 +32,7 @@ def paper_names() -> dict[str, str]:
     """Our models and baselines → their rows in the paper's tables (from :mod:`reproducer.models`)."""
     from reproducer.models import published_names
 
-    return {**{n: published_names(n)[0] for n in ARCHITECTURES}, **BASELINES}
+    return {**{n: published_names(n)[0] for n in VARIANTS}, **BASELINES}
 
 
 def file_key(text: str) -> str:
@@ -55,7 +50,7 @@ def grid(name: str, pp_choice: str | None = None) -> dict[str, dict]:
     base = PP_GRID[pp_choice]
     if name == "iRNN":
         return {f"lr=0.005, λc={c}": {**base, "lr": 0.005, "lambda_c": c} for c in (1.0, 100.0)}
-    rates = (0.05, 0.005) if ARCHITECTURES[name]["kind"] in ("proj", "DAN") else (0.005, 0.0005)
+    rates = (0.05, 0.005) if VARIANTS[name]["kind"] in ("proj", "DAN") else (0.005, 0.0005)
     return {f"lr={lr}": {**base, "lr": lr} for lr in rates}
 
 
@@ -123,7 +118,7 @@ class ParaphraseTraining:
             state = checkpoint or self.run.path(f"checkpoints/{file_key(name)}__{file_key(label)}.train.pt")
             if self.run.retrain:
                 state.unlink(missing_ok=True)
-            fitted = fit_paraphrastic(ARCHITECTURES[name], self.settings(**overrides), self.data(), checkpoint=state,
+            fitted = fit_paraphrastic(name, self.settings(**overrides), self.data(), checkpoint=state,
                                       seed=self.seed, progress=not self.smoke)
             fitted.encoder.name = name
             self._fitted[name, label] = fitted
@@ -151,10 +146,10 @@ class ParaphraseTraining:
         configurations trained in this kernel are registered with ``run.model`` (their encoder bundles saved)."""
         self.runs = {"PP": self.train_model("PP")}
         self.pp_choice = max(self.runs["PP"], key=dev_score)["config"]
-        for name in list(ARCHITECTURES)[1:]:
+        for name in list(VARIANTS)[1:]:
             self.runs[name] = self.train_model(name, self.pp_choice)
         self.best = {name: max(records, key=dev_score) for name, records in self.runs.items()}
-        for name in ARCHITECTURES:
+        for name in VARIANTS:
             if (name, self.best[name]["config"]) in self._fitted:
                 self.chosen(name)
         return self.best
@@ -163,7 +158,8 @@ class ParaphraseTraining:
         """One row per trained configuration: budget, speed, final loss, dev score and whether it was chosen."""
         return pd.DataFrame([
             {"model": r["model"], "configuration": r["config"], "steps": r["steps"], "seconds": r["seconds"],
-             "pairs / second": r["pairs_per_second"], "final loss": r["losses"][-1]["loss"], "PPDB dev ρ": dev_score(r),
+             "pairs / second": r["pairs_per_second"], "final loss": r["losses"][-1]["loss"],
+             "PPDB dev ρ": dev_score(r),
              "chosen": "✓" if r is self.best[r["model"]] else ""}
             for records in self.runs.values() for r in records])
 
@@ -240,6 +236,19 @@ class ParaphraseTraining:
         vocab, _, trained, frequent = self.word_tables()
         return weight_extremes(word_weights(trained, vocab), [w for w in frequent[:among] if w.isalpha()], n)
 
+    def pp_word_table(self, name: str, compute) -> pd.DataFrame | None:
+        """A table of PP's trained word vectors (``compute()``: Table 8, the word weights), cached as ``<name>.json``.
+        Computed only when PP's encoder is at hand without training (trained in this kernel, or a saved bundle):
+        checkpoints are not committed, and a re-executed notebook trains nothing. Otherwise ``None``, with a note."""
+        if (self.run.path(f"{name}.json").is_file() and not self.run.retrain) or self.run.has_model("PP"):
+            return pd.DataFrame(self.run.json(name, lambda: compute().to_dict(orient="records")))
+        from reproducer.notebook import results_root
+
+        folder = self.run.bundle_path("PP").parent.relative_to(results_root().parent)
+        print(f"{name}: needs PP's trained word vectors, and no PP encoder is saved in {folder}/ (not committed); "
+              f"training.chosen('PP') trains it (15 s at default).")
+        return None
+
     def reweighted_suite(self) -> list[dict]:
         """Section 6: the similarity suite of the initial vectors, each multiplied by its word's PP weight, averaged
         (:func:`~reproducer.objectives.paraphrase.norm_weighted_vectors`)."""
@@ -266,10 +275,11 @@ class ParaphraseTraining:
         overrides = {**PP_GRID[self.pp_choice], "batch_size": batch, "max_steps": steps}
         if self.smoke:
             overrides["max_steps"] = min(steps, settings.max_steps)
-        fitted = fit_paraphrastic(ARCHITECTURES["PP"], self.settings(**overrides), self.data(subset), seed=self.seed,
+        fitted = fit_paraphrastic("PP", self.settings(**overrides), self.data(subset), seed=self.seed,
                                   progress=False)
         suite = similarity_suite(fitted.encoder, seed=self.seed).to_dict(orient="records")
-        return {"order": order, "pairs": size, "steps": overrides["max_steps"], "mean r": float(suite_means(suite, datasets))}
+        return {"order": order, "pairs": size, "steps": overrides["max_steps"],
+                "mean r": float(suite_mean(suite, datasets))}
 
     def figure1(self, datasets: list, epochs: int) -> pd.DataFrame:
         """Figure 1's points: every other nested subset size (largest first; two at ``smoke``) in random order, the
@@ -311,7 +321,7 @@ class ParaphraseTraining:
         for label, optimiser in OPTIMISERS.items():
             seed_everything(self.seed)
             encoder = CompositionalEncoder(CompositionalConfig(vocab_size=len(vocab), dim=self.vectors.dim,
-                                                               **ARCHITECTURES[name]), table)
+                                                               **VARIANTS[name]), table)
             reports[label] = fit_supervised(SupervisedModel(encoder, task), vocab, data, epochs=epochs, seed=self.seed,
                                             **optimiser)
         chosen = max(reports, key=lambda label: reports[label]["dev"])
@@ -344,5 +354,5 @@ def supervised_tables(records: list[dict], models: list[str]) -> tuple[pd.DataFr
     ours = frame.pivot(index="model", columns="task", values="test").reindex(models)[list(TASKS)]
     ours.columns = [TASKS[t] for t in ours.columns]
     paper = paper_table("wieting2016", "Table 5", rename={p: n for n, p in SUPERVISED.items()})
-    paper = paper.reindex(models)[list(ours.columns)]
+    paper = paper.reindex(models)[list(ours.columns)].rename_axis(None)
     return ours, paper, frame.pivot(index="model", columns="task", values="optimiser").reindex(models)

@@ -35,7 +35,7 @@ def ppdb_score(suite: list[dict], half: str = "dev") -> float:
     return found[0]
 
 
-def suite_means(suite: list[dict], datasets: list[tuple[str, str]]) -> float:
+def suite_mean(suite: list[dict], datasets: list[tuple[str, str]]) -> float:
     """The mean score of a suite over ``datasets`` ((task, dataset) pairs; missing ones are skipped)."""
     return pd.DataFrame(suite).set_index(["task", "dataset"]).score.reindex(datasets).mean()
 
@@ -152,9 +152,9 @@ def reweighting_table(initial: list[dict], reweighted: list[dict], trained: list
     PP, ours and the paper's (columns ``ours``, ``paper``); and the share of PP's gain over the initial vectors that
     the reweighting recovers, per column."""
     paper6 = paper_rows("Section 6").set_index("model").value
-    table = pd.Series({"initial vectors": suite_means(initial, datasets),
-                       "initial × PP weight": suite_means(reweighted, datasets),
-                       "PP": suite_means(trained, datasets)}, name="ours").to_frame()
+    table = pd.Series({"initial vectors": suite_mean(initial, datasets),
+                       "initial × PP weight": suite_mean(reweighted, datasets),
+                       "PP": suite_mean(trained, datasets)}, name="ours").to_frame()
     table = table.assign(paper=[paper6["paragram-sl999"], paper6["paragram-sl999 x PP weight"],
                                 paper6["paragram-phrase"]])
     share = {c: (table.loc["initial × PP weight", c] - table.loc["initial vectors", c])
