@@ -1,5 +1,6 @@
-"""The Quick-Thoughts chapter's library code: the efficiency study (Figure 2, the benchmark, Table 9), the analogy
-tables, Tables 1 and 8, the claims, the pre-trained channel's data and the plots and tables it added to report/."""
+"""The Quick-Thoughts chapter's library code: its models (train-or-reload by name), the efficiency study (Figure 2,
+the benchmark, Table 9), the analogy tables, Tables 1 and 8, the claims and the closing paragraph, the pre-trained
+channel's data and the plots and tables it added to report/."""
 from __future__ import annotations
 
 import math
@@ -13,6 +14,121 @@ import pytest
 from reproducer.evaluate.harness import Results
 
 matplotlib.use("Agg")
+
+
+# --- the chapter's models --------------------------------------------------------------------------------------------
+
+class _FakeRun:
+    """What :class:`QuickThoughtModels` uses of a notebook run: train-or-reload, cached JSON, saved encoders."""
+
+    def __init__(self, stored=None, saved=()):
+        self.stored, self.saved, self.models, self.computed = dict(stored or {}), set(saved), {}, []
+
+    def model(self, name, fit):
+        if name not in self.models:
+            self.models[name] = fit(f"checkpoints/{name}.train.pt")
+        return self.models[name]
+
+    def json(self, name, compute):
+        if name not in self.stored:
+            self.computed.append(name)
+            self.stored[name] = compute()
+        return self.stored[name]
+
+    def encoder(self, name):
+        return f"saved {name}" if name in self.saved else None
+
+
+class _Encoder:
+    def __init__(self, dim):
+        self.dim, self.name = dim, None
+
+    def encode(self, sentences, *args):
+        return np.zeros((len(sentences), self.dim))
+
+
+class _Log:
+    def to_dict(self):
+        return {"step": 7, "seconds": 3.0}
+
+
+def _models(monkeypatch, run):
+    import reproducer.evaluate.training_curve
+    import reproducer.objectives.quick_thought
+    import reproducer.objectives.skip_thought
+    from reproducer.presets import preset
+    from reproducer.report.efficiency import QuickThoughtModels
+
+    Fitted = namedtuple("Fitted", "encoder log")
+    calls = []
+
+    def fit_qt(variant, settings, data, *, evaluate, checkpoint, seed, progress):
+        calls.append(("QT", variant, settings, data, evaluate, checkpoint))
+        return Fitted(_Encoder(8), _Log())
+
+    def fit_st(variant, settings, data, *, evaluate, checkpoint, seed, progress):
+        calls.append(("ST", variant, settings, data, evaluate, checkpoint))
+        return Fitted(_Encoder(4), _Log())
+
+    monkeypatch.setattr(reproducer.objectives.quick_thought, "fit_quick_thought", fit_qt)
+    monkeypatch.setattr(reproducer.objectives.skip_thought, "fit_skip_thought", fit_st)
+    monkeypatch.setattr(reproducer.evaluate.training_curve, "curve_scores", lambda tasks, encoder=None: ("scores", tasks))
+    models = QuickThoughtModels(run, preset("quick-thought", "default", max_seconds=90), ["MR"], seed=3)
+    models.data, models.glove_data = "word ids", "GloVe ids"  # loaded on first use: set here, nothing is read
+    return models, calls
+
+
+def test_models_train_each_kind_with_its_settings_and_data(monkeypatch):
+    run = _FakeRun(stored={"MC-QT_training": {"step": 42, "dim": 1200}})
+    models, calls = _models(monkeypatch, run)
+    assert models.record("ST") == {"step": 7, "seconds": 3.0, "dim": 4}  # its vector size from an encoded sentence
+    _, variant, st, data, evaluate, checkpoint = calls[-1]
+    assert (variant, st, data, evaluate, checkpoint) == ("uni-skip", models.st_settings, "word ids", ("scores", ["MR"]),
+                                                         "checkpoints/ST.train.pt")
+    assert models.fit("uni-QT").encoder.name == "uni-QT" and calls[-1][4] is not None  # uni-QT's f is scored
+    assert models.fit("BoW-QT") and calls[-1][2].max_seconds == 30 and calls[-1][4] is None  # a third of the budget
+    models.fit("MC-QT 400d")
+    _, variant, settings, data, _, _ = calls[-1]
+    assert (variant, settings.bi_hidden, settings.max_steps, data) == ("MC-QT", 50, 42, "GloVe ids")  # MC-QT's steps
+    assert run.computed == ["ST_training"]  # MC-QT's record was reused
+    assert models.fit("ST") is run.models["ST"] and len(calls) == 4  # trained once per kernel
+
+
+def test_models_reuse_saved_encoders_and_build_combine_qt(monkeypatch):
+    from reproducer.encoders.trained import ConcatEncoder
+
+    run = _FakeRun(saved={"uni-QT", "bi-QT"})
+    models, calls = _models(monkeypatch, run)
+    combined = models.trained("combine-QT")
+    assert isinstance(combined, ConcatEncoder) and combined.name == "combine-QT"
+    assert combined.encoders == ["saved uni-QT", "saved bi-QT"] and not calls  # nothing trained
+    assert models.trained("MC-QT").name == "MC-QT" and calls[-1][1] == "MC-QT"  # not saved: trained
+
+
+def test_models_evaluate_once_and_reuse_stored_results(monkeypatch):
+    import reproducer.evaluate
+
+    scores = Results("x", "prototype", {"MR": {"acc": 60.0}})
+    run = _FakeRun(stored={"eval_uni-QT": scores.to_json()}, saved={"MC-QT 400d"})
+    models, _ = _models(monkeypatch, run)
+    asked = []
+    monkeypatch.setattr(reproducer.evaluate, "evaluate",
+                        lambda encoder, tasks, config, progress: asked.append((encoder, tasks, config)) or scores)
+    assert models.evaluated("uni-QT", ["MR"]).scores == scores.scores and not asked
+    models.evaluated("MC-QT 400d", ("MR", "CR"), key="eval_small")
+    assert asked == [("saved MC-QT 400d", ["MR", "CR"], models.settings.eval_config)]
+    assert run.computed == ["eval_small"]
+
+
+def test_training_loss_figure_has_qt_losses_beside_st():
+    from reproducer.report.efficiency import training_loss_figure
+
+    log = {"losses": [{"seconds": 1.0, "step": 1, "loss": 3.0}, {"seconds": 2.0, "step": 2, "loss": 2.0}]}
+    fig = training_loss_figure({"uni-QT": log, "bi-QT": log, "ST": log})
+    left, right = fig.axes[:2]
+    assert len(left.lines) >= 2 and len(right.lines) == 1
+    assert right.get_title() == "Skip-thought (same encoder) loss"
+    matplotlib.pyplot.close(fig)
 
 
 # --- efficiency: Figure 2, the throughput benchmark, Table 9 ---------------------------------------------------------
@@ -99,9 +215,31 @@ def test_curve_changes_counts_falls_and_rises():
     assert curve_changes(evals, ["CR"]) == {"fell": 0, "rose": 1}
 
 
+def test_figure2_note_counts_the_falls_of_each_curve():
+    from reproducer.report.efficiency import figure2_note
+
+    qt = {"seconds": 120.0, "step": 300, "evals": [{"MR": 60.0, "CR": 70.0}, {"MR": 61.0, "CR": 71.0}]}
+    st = {"seconds": 121.4, "step": 90, "evals": [{"MR": 60.0, "CR": 70.0}, {"MR": 59.0, "CR": 69.0}]}
+    note = figure2_note(qt, st, ["MR", "CR"])
+    assert note.startswith("In 121 s the skip-thought made **90 updates** of 400 sentences, Quick-Thoughts **300**.")
+    assert "ST's score falls on 2 of 2 tasks and QT's on 0:" in note
+
+
+def test_speed_note_gives_the_benchmark_the_training_runs_and_the_papers_ratio():
+    from reproducer.report.efficiency import paper_speed_ratio, speed_note
+
+    note = speed_note(_runs(sampled=140.0), 20000, {"examples": 8000, "seconds": 10.0}, {"examples": 2000, "seconds": 10.0})
+    assert note.startswith("**Speed ratio (sentences/second, QT ÷ ST, same benchmark run, cpu):** **20.0×** against "
+                           "skip-thought with the paper's exact softmax over 20,000 words, **5.0×** against")
+    assert "QT 800 vs ST 200 sentences/s = 4.0×." in note
+    assert note.endswith(f"= **{paper_speed_ratio():.1f}×** at $H = 1000$ on a GPU.")
+    assert "**nan×** against our sampled" in speed_note(_runs(), 20000, {"examples": 1, "seconds": 1.0},
+                                                         {"examples": 1, "seconds": 1.0})
+
+
 def test_smaller_mc_qt_and_size_table():
     from reproducer.presets import preset
-    from reproducer.report.efficiency import size_table, smaller_mc_qt
+    from reproducer.report.efficiency import size_caption, size_table, smaller_mc_qt
 
     assert smaller_mc_qt(preset("quick-thought", "default")) == {"MC-QT 400d": {"bi_hidden": 50},
                                                                  "MC-QT 800d": {"bi_hidden": 100}}
@@ -109,6 +247,8 @@ def test_smaller_mc_qt_and_size_table():
     table = size_table(records, {"MC-QT": 70.0, "MC-QT 400d": 65.0})
     assert list(table.index) == ["MC-QT 400d", "MC-QT 1200d"]  # smallest first, named by vector size
     assert table.loc["MC-QT 1200d", "mean accuracy"] == 70.0
+    assert size_caption(table, ["MR", "CR"]) == ("**Table 9**, ours: MC-QT at 2 sizes, 9 steps each (mean accuracy "
+                                                 "over MR, CR).")
 
 
 def test_paper_sizes_and_size_figure():
@@ -183,6 +323,16 @@ def test_accuracy_table_is_table6():
     assert category_share({"questions": []}, "family", "QT") == 0.0
 
 
+def test_table6_caption_and_the_note_without_questions():
+    from reproducer.report.analogies import accuracy_table, no_questions, table6_caption
+
+    study = {**_study(), "pairs": 1234}
+    assert table6_caption(study, accuracy_table(study, ["ST", "QT"]), "QT") == (
+        "**Table 6**: retrieval accuracy (%) by category; 1,234 mined sentence pairs, 4 questions, a pool of 16 "
+        "sentences.")
+    assert no_questions({"pairs": 3, "questions": []}).startswith("No analogy questions in this corpus (3 mined pairs)")
+
+
 def test_answer_examples_is_table7():
     from reproducer.report.analogies import answer_examples
 
@@ -248,6 +398,39 @@ def test_table1_puts_ours_paper_and_difference_under_each_model():
     assert table.columns.tolist() == TABLE1_COLUMNS + [("training", "")]
 
 
+def test_earlier_skip_thoughts_takes_what_chapter_01_has():
+    from reproducer.report.quick_thought_tables import earlier_skip_thoughts
+
+    stored = {"eval_uni-skip": Results("uni-skip", "prototype", {"MR": {"acc": 70.0}}).to_json(),
+              "uni-skip_training": {"seconds": 360.0},
+              "eval_combine-skip": Results("combine-skip", "prototype", {"MR": {"acc": 72.0}}).to_json()}
+
+    class Run:
+        def earlier(self, chapter, name, default):
+            assert chapter == "01_skip_thoughts"
+            return stored.get(name, default)
+
+    results, records = earlier_skip_thoughts(Run())
+    assert list(results) == ["uni-skip", "combine-skip"]  # bi-skip was not run
+    assert results["combine-skip"].scores["MR"]["acc"] == 72.0
+    assert records == {"uni-skip": {"seconds": 360.0}}  # combine-skip has no training record
+
+
+def test_published_comparison_stacks_each_model_and_table1_caption():
+    from reproducer.presets import preset
+    from reproducer.report.quick_thought_tables import published_comparison, table1_caption
+
+    ours = pd.DataFrame([{"encoder": "uni-QT", "task": "MR", "metric": "acc", "value": 60.0},
+                         {"encoder": "MC-QT", "task": "MR", "metric": "acc", "value": 65.0}])
+    comparison = published_comparison(ours, ["uni-QT", "MC-QT"])
+    mr = comparison[(comparison.task == "MR") & (comparison.metric == "acc")
+                    & (comparison.table == "Table 1")].set_index("encoder")
+    assert mr.loc["uni-QT", "ours"] == 60.0 and mr.loc["MC-QT", "ours"] == 65.0
+    assert mr.loc["uni-QT", "published"] == pytest.approx(77.2)
+    assert table1_caption(preset("quick-thought", "smoke")).startswith(
+        "**Table 1** (Logeswaran & Lee), paper vs ours (smoke preset, prototype protocol). Paper rows:")
+
+
 def _sts(name, value):
     subsets = ["deft-news", "deft-forum", "OnWN", "tweet-news", "images", "headlines", "wmean"]
     return Results(name, "prototype", {"STS14": {f"{s}.pearson": value for s in subsets} | {"wmean.spearman": 0.0}})
@@ -295,6 +478,32 @@ def test_claims_verdicts_follow_the_numbers():
     assert worse.outcome.tolist() == ["not reproduced", "reproduced", "not reproduced", "reproduced",
                                       "not reproduced", "not reproduced"]
     assert worse.numbers.iloc[4] == "no questions at this preset"
+
+
+def _comparison():
+    return pd.DataFrame([{"encoder": "uni-QT", "metric": "acc", "ours": 60.0, "diff": -17.0},
+                         {"encoder": "MC-QT", "metric": "acc", "ours": 70.0, "diff": -9.0},
+                         {"encoder": "MC-QT", "metric": "acc", "ours": float("nan"), "diff": float("nan")},
+                         {"encoder": "uni-QT", "metric": "pearson", "ours": 0.7, "diff": -0.1},
+                         {"encoder": "uni-skip", "metric": "acc", "ours": 50.0, "diff": -30.0}])
+
+
+def test_in_numbers_sums_up_the_gap_the_speed_and_the_analogies():
+    from reproducer.report.quick_thought_claims import in_numbers
+
+    analogy = {"questions": [{}] * 4, **{n: {"accuracy": a, "questions": {"family": 3, "plural": 1}}
+                                         for n, a in (("uni-QT", 0.5), ("MC-QT", 0.25), ("ST", 0.125), ("glove-bow", 1.0))}}
+    text = in_numbers(_comparison(), {"seconds": 120.0, "examples": 7400}, 740000, 300, 12.34, analogy)
+    bullets = text.split("\n")
+    assert len(bullets) == 4 and all(b.startswith("- **") for b in bullets)
+    assert ("Our Quick-Thoughts models are 13.0 accuracy points below the paper's on average (2 published accuracies; "
+            "range -17.0 to -9.0), after 120 s of CPU training on 1.0% of one epoch of a corpus 100× smaller than "
+            "BookCorpus (74M sentences), with encoders 4× narrower.") in bullets[0]
+    assert "QT processes 12.3× as many sentences per second" in bullets[1]
+    assert bullets[3].startswith("- **Analogies**: 75% of our questions are from the *family* category")
+    assert "Overall: uni-QT 50.0%, MC-QT 25.0%, ST 12.5%, glove-bow 100.0%." in bullets[3]
+    without = in_numbers(_comparison(), {"seconds": 120.0, "examples": 7400}, 740000, 300, 12.34, {"questions": []})
+    assert without == text[: text.index("- **Analogies**")]  # the MC-QT bullet ends the paragraph
 
 
 # --- MC-QT's training data -------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 :func:`analogy_study` mines the questions (:mod:`reproducer.evaluate.analogy`: sentence pairs that differ in one
 word of a Google analogy pair) and scores each encoder; its result is plain JSON, so a chapter caches it.
-:func:`accuracy_table` is Table 6 (accuracy by category), :func:`answer_examples` Table 7 (questions and answers).
+:func:`accuracy_table` is Table 6 (accuracy by category, with :func:`table6_caption`, or :func:`no_questions`
+when the corpus gave none), :func:`answer_examples` Table 7 (questions and answers).
 """
 from __future__ import annotations
 
@@ -36,6 +37,18 @@ def accuracy_table(study: dict, names: list[str]) -> pd.DataFrame:
     table = table.join(counts).sort_values("questions", ascending=False)
     table.loc["all"] = [100 * study[n]["accuracy"] for n in names] + [counts.sum()]
     return table
+
+
+def table6_caption(study: dict, table: pd.DataFrame, name: str) -> str:
+    """Table 6's caption (Markdown): mined pairs, questions (``table``'s ``all`` row) and ``name``'s pool size."""
+    return (f"**Table 6**: retrieval accuracy (%) by category; {study['pairs']:,} mined sentence pairs, "
+            f"{int(table.loc['all', 'questions']):,} questions, a pool of {study[name]['pool']:,} sentences.")
+
+
+def no_questions(study: dict) -> str:
+    """What a chapter shows instead of Table 6 when the corpus gave no question (Markdown)."""
+    return (f"No analogy questions in this corpus ({study['pairs']} mined pairs): the `smoke` preset's "
+            "three books are too few.")
 
 
 def answer_examples(study: dict, name: str, *, hits: int = 3, misses: int = 2,

@@ -1,5 +1,6 @@
 """The Quick-Thoughts chapter's tables of our runs beside Logeswaran & Lee's (2018): the training runs, Table 1 (the
-downstream tasks, with training times) and Table 8 (STS14 per sub-dataset)."""
+downstream tasks, with training times; :func:`earlier_skip_thoughts` adds the previous chapter's skip-thought rows,
+:func:`published_comparison` the published numbers) and Table 8 (STS14 per sub-dataset), with their captions."""
 from __future__ import annotations
 
 import pandas as pd
@@ -11,6 +12,12 @@ TABLE1_COLUMNS = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc")
                   ("MRPC", "f1"), ("SICK-R", "pearson"), ("SICK-R", "spearman"), ("SICK-R", "mse")]
 #: Concatenated models: their training time is their parts' (trained one after the other).
 COMBINED = {"combine-QT": ("uni-QT", "bi-QT"), "combine-skip": ("uni-skip", "bi-skip")}
+#: The previous chapter's skip-thought models, in Table 1 when that chapter has been run at the same preset.
+SKIP_THOUGHTS = ("uni-skip", "bi-skip", "combine-skip")
+#: Table 8's caption.
+TABLE8_CAPTION = ("**Table 8**: STS14 Pearson r (ours: Gutenberg, minutes of CPU training, 600-d QT (RNN) and BoW-QT, "
+                  "300-d ST; paper: BookCorpus, one epoch or more on a GPU). The last block compares each of our models "
+                  "with the paper's model of the same kind (our ST with Kiros et al.'s skip-thoughts).")
 #: Table 8's STS14 sub-datasets (SentEval's names → the paper's columns); "Overall" is SentEval's weighted mean.
 STS14_SUBSETS = {"deft-news": "News", "deft-forum": "Forum", "OnWN": "WordNet", "tweet-news": "Tweets",
                  "images": "Images", "headlines": "Headlines", "wmean": "Overall"}
@@ -47,6 +54,39 @@ def table1(ours: pd.DataFrame, comparison: pd.DataFrame, models: list[str], seco
     table[("training", "")] = [f"{seconds[n]:.0f} s" if row == "ours" and n in seconds else
                                f"{hours[n]:g} h" if row == "paper" and n in hours else "" for n, row in table.index]
     return table.dropna(how="all", subset=TABLE1_COLUMNS)
+
+
+def earlier_skip_thoughts(run) -> tuple[dict, dict[str, dict]]:
+    """The :data:`SKIP_THOUGHTS` of chapter ``01_skip_thoughts`` at ``run``'s preset, where it has been run: their
+    :class:`~reproducer.evaluate.harness.Results` by name, and their training records by name (combine-skip has
+    none)."""
+    from reproducer.evaluate import Results
+
+    results, records = {}, {}
+    for name in SKIP_THOUGHTS:
+        scores = run.earlier("01_skip_thoughts", f"eval_{name}", default=None)
+        if scores is None:
+            continue
+        results[name] = Results.from_json(scores)
+        if (record := run.earlier("01_skip_thoughts", f"{name}_training", default=None)) is not None:
+            records[name] = record
+    return results, records
+
+
+def published_comparison(ours: pd.DataFrame, models: list[str]) -> pd.DataFrame:
+    """:func:`~reproducer.report.published.compare` of each of ``models`` (``ours``: ``Results.to_frame()`` rows
+    stacked), stacked, with an ``encoder`` column."""
+    from reproducer.report.published import compare
+
+    return pd.concat([compare(ours, n).assign(encoder=n) for n in models], ignore_index=True)
+
+
+def table1_caption(settings) -> str:
+    """Table 1's caption (Markdown) for the Quick-Thoughts preset ``settings`` (its name and protocol)."""
+    return (f"**Table 1** (Logeswaran & Lee), paper vs ours ({settings.name} preset, {settings.eval_config} protocol). "
+            "Paper rows: BookCorpus, 2400-d (combine, MC: 4800-d), 9-11 h on a GPU; MC-QT with GloVe 840B 300d. "
+            "Ours: Gutenberg, 600-d (combine, MC: 1200-d; BoW-QT 600-d), minutes on a CPU; MC-QT with GloVe 6B 50d. "
+            "Skip-thought paper rows: Kiros et al. (MSRP, SICK from their Table 3).")
 
 
 def sts14_subsets(results: dict) -> pd.DataFrame:
