@@ -191,7 +191,7 @@ def test_sentence_batches_keep_4_to_32_tokens_and_end_with_eos(books):
 def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     from reproducer.data.batches import TokenizedCorpus
     from reproducer.data.vocab import SPECIALS, Vocabulary
-    from reproducer.encoders.channels import pretrained_channel
+    from reproducer.data.vectors import pretrained_channel
     from reproducer.encoders.bundles import load_encoder
     from reproducer.objectives.autoencoder import fit_autoencoder, sentence_encoder
     from reproducer.presets import preset as named_preset

@@ -126,9 +126,9 @@ def test_benchmark_memory_is_the_spawned_process_own_peak():
 
 
 def test_bag_of_words_and_multichannel_encoders():
-    from reproducer.encoders.channels import (AverageEncoder, MultiChannelEncoder, multichannel_gru,
-                                              pretrained_channel, pretrained_channel_vocabulary)
     from reproducer.data.batches import pad
+    from reproducer.data.vectors import pretrained_channel, pretrained_channel_vocabulary
+    from reproducer.encoders.channels import AverageEncoder, MultiChannelEncoder, multichannel_gru
     from reproducer.data.vocab import SPECIALS
 
     avg = AverageEncoder(20, 4)
@@ -188,7 +188,7 @@ def test_xavier_init_sets_gate_biases_to_one(single_bias):
 
 @pytest.mark.parametrize("variant", ["uni-QT", "bi-QT", "BoW-QT", "MC-QT"])
 def test_every_variant_trains_and_encodes(variant, books, tmp_path):
-    from reproducer.encoders.channels import pretrained_channel_vocabulary
+    from reproducer.data.vectors import pretrained_channel_vocabulary
     from reproducer.objectives.quick_thought import fit_quick_thought
     from reproducer.presets import preset as named_preset
     from reproducer.train import TrainingData

@@ -18,7 +18,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from reproducer.data.vectors import pretrained_channel, pretrained_channel_vocabulary  # noqa: F401 (MC-QT's inputs)
 from reproducer.data.vocab import Vocabulary
 from reproducer.encoders.bundles import build_module, module_spec, savable
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder

@@ -7,7 +7,7 @@ unordered sentences of 4-32 tokens, each ending with ``</s>`` (:class:`~reproduc
 Adam at 2e-4 with gradient-norm clipping at 5, label smoothing 0.1 (the authors' code). The input reads every word
 with a pre-trained vector (fixed), so encoding needs no vocabulary expansion; the decoder predicts the
 ``vocab_size`` most frequent corpus words, which come first in the input vocabulary
-(:func:`~reproducer.encoders.channels.pretrained_channel`).
+(:func:`~reproducer.data.vectors.pretrained_channel`).
 
 At test time the sentence vector is ``z = [z_max; z_mean]`` of the sentence followed by ``</s>`` (as in training);
 ``normalize_halves`` L2-normalises each pooled half, as the authors' evaluation code does.
