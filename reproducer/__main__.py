@@ -10,7 +10,9 @@
     python -m reproducer evaluate --encoder results/.../uni-skip.pt [--expand word2vec] --tasks ...
     python -m reproducer evaluate --encoder results/.../MV.encoder.pt [--pooling supervised] [--view f] --tasks ...
     python -m reproducer evaluate --encoder results/.../mean-max_AAE.encoder.pt --normalize-halves --tasks ...
-    python -m reproducer bench train --objectives quick_thought,skip_thought --hidden 600 --seconds 60 --json out.json
+    python -m reproducer train MODEL --preset default [--seconds S | --steps N] [--seed K] [--out DIR]
+    python -m reproducer bench train [--objectives quick-thought,consensus] [--preset default] [--profile-steps 5]
+    python -m reproducer bench widths --objectives quick_thought,skip_thought --hidden 600 --seconds 60 --json out.json
     python -m reproducer book check NOTEBOOKS        committed outputs present, conventions followed
     python -m reproducer book smoke NOTEBOOKS [--out DIR]   execute at the smoke preset into DIR (temp)
 
@@ -23,6 +25,7 @@ import json
 import sys
 import time
 
+from reproducer.bench import FAMILY_OBJECTIVES, bench_table
 from reproducer.errors import ReproducerError
 from reproducer.io import write_json
 
@@ -217,7 +220,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_evaluate)
 
     bench = groups.add_parser("bench", help="benchmarks").add_subparsers(dest="cmd", required=True)
-    p = bench.add_parser("train", help="training throughput of objectives on the same encoder, same run")
+    p = bench.add_parser("train", help="every objective at a preset: sentences/s, GFLOP/s, %% of sgemm peak, padding")
+    p.add_argument("--objectives", default=",".join(FAMILY_OBJECTIVES),
+                   help=f"comma-separated, from: {', '.join(FAMILY_OBJECTIVES)} (default: all)")
+    p.add_argument("--preset", default="default", help="model sizes and batch sizes of this preset (default: default)")
+    p.add_argument("--seconds", type=float, default=30, help="training seconds per objective (default 30)")
+    p.add_argument("--profile-steps", type=int, default=0, help="then profile this many steps: top operators")
+    p.add_argument("--max-books", type=int, default=None, help="corpus books (default: the preset's)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
+    p.add_argument("--json", help="write the measurements to this file")
+    p.set_defaults(func=cmd_bench_objectives)
+    p = bench.add_parser("widths", help="training throughput of objectives at one encoder width (QT vs ST, AAE)")
     p.add_argument("--objectives", default="quick_thought,skip_thought", help="comma-separated: quick_thought, skip_thought, aae, rae (mean-max autoencoders)")
     p.add_argument("--hidden", type=int, default=600, help="GRU width H (default 600)")
     p.add_argument("--word-dim", type=int, default=300, help="word vector size W (default 300)")
@@ -239,6 +253,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for the executed copies and results (default: a temp folder)")
     p.set_defaults(func=cmd_book_smoke)
     return parser
+
+
+def cmd_bench_objectives(args) -> int:
+    from reproducer.bench import bench_objectives
+
+    overrides = {"max_books": args.max_books} if args.max_books else {}
+    out = bench_objectives(args.objectives.split(","), preset=args.preset, seconds=args.seconds, seed=args.seed,
+                           device=args.device, profile_steps=args.profile_steps, **overrides)
+    print(bench_table(out["runs"]).to_string(index=False))
+    for r in out["runs"]:
+        for op in r.get("profile", []):
+            print(f"  {r['objective']:>13}  {op['share']:6.1%}  {op['ms_per_step']:8.2f} ms/step  {op['op']}")
+    if args.json:
+        write_json(args.json, out)
+        print(f"wrote {args.json}")
+    return 0
 
 
 def cmd_bench_train(args) -> int:

@@ -16,6 +16,7 @@ change the cost). Batch sizes are each paper's (QT 400, skip-thought 128, AAE/RA
 """
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 import resource
 import sys
@@ -108,3 +109,116 @@ def bench_train(objectives=OBJECTIVES, *, hidden: int = 600, word_dim: int = 300
     return {"settings": {"hidden": hidden, "word_dim": word_dim, "vocab_size": vocab_size, "seconds": seconds,
                          "max_books": max_books, "n_sampled": n_sampled, "seed": seed, "batch_size": batch_size},
             "runs": runs, "speed_ratio": ratios}
+
+
+# ---- every objective family at a preset: how much of the machine a training second uses ----
+
+#: The objectives of ``bench train``: name → (family, variant) of :mod:`reproducer.models`.
+FAMILY_OBJECTIVES = {
+    "skip-thought": ("skip-thought", "uni-skip"), "quick-thought": ("quick-thought", "uni-QT"),
+    "PP": ("paraphrastic", "PP"), "LSTM": ("paraphrastic", "LSTM (o.g.)"), "consensus": ("consensus", "MV"),
+    "AAE": ("autoencoder", "mean-max AAE"), "RAE": ("autoencoder", "mean-max RAE"),
+}
+
+
+def _profile(module, batches, steps: int, device, first_step: int, top: int = 8) -> list[dict]:
+    """``torch.profiler``'s top operators (self time) of ``steps`` forward + backward passes: name, milliseconds per
+    step, share of the profiled time."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    module.train()
+    with profile(activities=activities) as prof:
+        for step in range(first_step, first_step + steps):
+            batch = batches(step).to(device)
+            module.zero_grad(set_to_none=True)
+            module(batch).backward()
+    events = [e for e in prof.key_averages() if e.self_cpu_time_total > 0]
+    total = sum(e.self_cpu_time_total for e in events) or 1.0
+    events.sort(key=lambda e: e.self_cpu_time_total, reverse=True)
+    return [{"op": e.key, "ms_per_step": e.self_cpu_time_total / 1000 / steps, "share": e.self_cpu_time_total / total}
+            for e in events[:top]]
+
+
+def _run_family(objective: str, preset_name: str, seconds: float, seed: int, device: str | None, profile_steps: int,
+                overrides: dict) -> dict:
+    import torch
+
+    from reproducer.flops import sgemm_peak
+    from reproducer.models import family
+    from reproducer.presets import preset as preset_of
+    from reproducer.runtime import default_device, seed_everything
+
+    family_name, variant = FAMILY_OBJECTIVES[objective]
+    fam = family(family_name)
+    settings = preset_of(family_name, preset_name)
+    known = {f.name for f in dataclasses.fields(settings)}
+    settings = settings.with_overrides(**{k: v for k, v in overrides.items() if k in known}, max_seconds=seconds,
+                                       max_steps=10**9)
+    settings = dataclasses.replace(settings, eval_every=None, eval_steps=None)  # no evaluation: training time only
+    device = default_device(device)
+    t0 = time.perf_counter()
+    data = fam.training_data(variant, settings)
+    data_seconds = time.perf_counter() - t0
+    seed_everything(seed)
+    peak = sgemm_peak(device=device)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    fitted = fam.fit(variant, settings, data, seed=seed, device=device, progress=False)
+    log = fitted.log
+    memory = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else _peak_rss()
+    flops = padded = real = 0
+    for step in range(log.step):  # replay the step-indexed batches it trained on
+        batch = fitted.batches(step)
+        flops += fam.batch_flops(fitted.module, batch)
+        p, r = batch.token_counts()
+        padded, real = padded + p, real + r
+    record = {"objective": objective, "family": family_name, "variant": variant, "preset": preset_name,
+              "batch_size": getattr(settings, "batch_size", None), "steps": log.step,
+              "training_seconds": log.seconds, "data_seconds": data_seconds,
+              "sentences_per_second": log.examples_per_second, "tokens_per_second": real / log.seconds,
+              "gflops_per_second": flops / log.seconds / 1e9, "peak_gflops_per_second": peak / 1e9,
+              "percent_of_peak": 100 * flops / log.seconds / peak, "padding_waste": padded / max(real, 1),
+              "flops_per_step": flops / max(log.step, 1), "peak_memory_bytes": int(memory),
+              "memory_kind": "cuda max allocated" if device.type == "cuda" else "process max RSS",
+              "parameters": sum(p.numel() for p in fitted.module.parameters() if p.requires_grad),
+              "final_loss": log.losses[-1]["loss"] if log.losses else None, "device": str(device),
+              "threads": torch.get_num_threads()}
+    if profile_steps:
+        record["profile"] = _profile(fitted.module, fitted.batches, profile_steps, device, log.step)
+    return record
+
+
+def bench_objectives(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "default", seconds: float = 30,
+                     seed: int = 0, device: str | None = None, profile_steps: int = 0, **overrides) -> dict:
+    """Train each objective of :data:`FAMILY_OBJECTIVES` at ``preset`` (its model sizes and batch size, on the real
+    training data of its chapter) for ``seconds`` of training time, each in a fresh process, one after the other.
+    Per objective: sentences (pairs) per second, useful GFLOP/s (``batch_flops`` of its objective module, real
+    tokens only), that as a percentage of this machine's sgemm rate measured in the same process
+    (:func:`~reproducer.flops.sgemm_peak`), padding waste (padded ÷ real token positions), peak memory; with
+    ``profile_steps`` the top operators of that many more steps. ``overrides``: preset fields for every objective
+    (e.g. ``max_books=50``)."""
+    unknown = [o for o in objectives if o not in FAMILY_OBJECTIVES]
+    if unknown or not objectives:
+        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(FAMILY_OBJECTIVES)}.")
+    runs = []
+    for objective in objectives:
+        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+            runs.append(pool.submit(_run_family, objective, preset, seconds, seed, device, profile_steps,
+                                    overrides).result())
+    return {"settings": {"preset": preset, "seconds": seconds, "seed": seed, "profile_steps": profile_steps,
+                         **overrides}, "runs": runs}
+
+
+def bench_table(runs: list[dict]):
+    """The measurements of :func:`bench_objectives` as a table (a ``pandas.DataFrame``), one row per objective."""
+    import pandas as pd
+
+    return pd.DataFrame([{"objective": r["objective"], "model": r["variant"], "batch": r["batch_size"],
+                          "steps": r["steps"], "sentences/s": round(r["sentences_per_second"], 1),
+                          "GFLOP/s": round(r["gflops_per_second"], 1),
+                          "% of peak": round(r["percent_of_peak"], 1),
+                          "padding": round(r["padding_waste"], 2),
+                          "peak memory (MiB)": round(r["peak_memory_bytes"] / 2**20),
+                          "sgemm peak (GFLOP/s)": round(r["peak_gflops_per_second"], 1)} for r in runs])

@@ -50,6 +50,15 @@ class Family:
     def variants(self) -> tuple[str, ...]:
         return tuple(self._module().VARIANTS)
 
+    def training_data(self, variant: str, preset):
+        """What ``variant`` trains on at ``preset``, built as its chapter builds it: a
+        :class:`~reproducer.train.TrainingData`."""
+        return self._module().training_data(variant, preset)
+
+    def batch_flops(self, module, batch) -> float:
+        """Useful training FLOPs of one batch of the family's ``module`` (formula in the objective module)."""
+        return self._module().batch_flops(module, batch)
+
     def fit(self, variant: str, preset, data, **options):
         """Train ``variant`` under ``preset`` on a :class:`~reproducer.train.TrainingData`; a
         :class:`~reproducer.train.Fitted`."""

@@ -198,6 +198,7 @@ class Fitted:
     encoder: Any
     module: torch.nn.Module
     log: TrainLog | None = None
+    batches: Callable[[int], Any] | None = None  # the step-indexed batches it trained on (benchmarks replay them)
 
 
 def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], preset, *, name: str,
@@ -207,7 +208,7 @@ def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], 
     ``batches`` under a :class:`~reproducer.presets.Preset`; ``evaluate(fitted, step)`` scores the test-time
     ``encoder`` (or the module) at the preset's evaluation points. ``module`` and ``encoder`` are already on
     ``device``."""
-    fitted = Fitted(encoder, module)
+    fitted = Fitted(encoder, module, batches=batches)
     fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
                        progress=progress, desc=name,
                        evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)

@@ -93,6 +93,15 @@ class _Batch:
     def __len__(self) -> int:
         return len(getattr(self, fields(self)[0].name))
 
+    def token_counts(self) -> tuple[int, int]:
+        """``(padded, real)`` token positions of the batch's id matrices (the encoders' and decoders' inputs; pad id
+        0): ``padded / real`` is the padding waste of a model that computes over whole matrices."""
+        matrices = [getattr(self, f.name) for f in fields(self) if f.name in _ID_MATRICES]
+        return sum(m.numel() for m in matrices), sum(int((m != 0).sum()) for m in matrices)
+
+
+_ID_MATRICES = ("ids", "ids1", "ids2", "prev_in", "next_in")
+
 
 @dataclass
 class TripleBatch(_Batch):

@@ -13,3 +13,11 @@ def word_ids(corpus, vocab_size: int | None) -> TrainingData:
     ``TrainingData(tokenized=..., vocab=...)``."""
     vocab = Vocabulary.build(corpus.sentences, max_size=vocab_size)
     return TrainingData(tokenized=TokenizedCorpus.from_corpus(corpus, vocab), vocab=vocab)
+
+
+def corpus_word_ids(max_books: int | None, vocab_size: int | None):
+    """The training split of the corpus of ``max_books`` books (None: all) as :func:`word_ids`, and the corpus."""
+    from reproducer.data.corpus import CorpusConfig, load_corpus
+
+    corpus = load_corpus("train", CorpusConfig(max_books=max_books), progress=False)
+    return word_ids(corpus, vocab_size), corpus

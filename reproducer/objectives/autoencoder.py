@@ -155,6 +155,31 @@ class MeanMaxAAE(nn.Module):
         return reconstruction_loss(logits, targets, self.label_smoothing)
 
 
+def batch_flops(model: MeanMaxAAE, batch) -> float:
+    """Useful training FLOPs of a :class:`~reproducer.data.batches.SentenceBatch` (:mod:`reproducer.flops`): ``n``
+    real tokens (``</s>`` included) in sentences of lengths ``L_i``, ``P`` pooled vectors of ``d_m``, output
+    vocabulary ``V``. AAE, per token: the encoder's projections ``3W d_m + d_m²`` and feed-forward ``2 d_m d_f``; the
+    decoder's self-attention projections ``3W d_m + d_m²``, mean-max query and output ``2 d_m²``, scores over the
+    ``P`` keys ``2P d_m``, feed-forward ``2 d_m d_f`` and softmax layer ``d_m V``; per sentence the keys and values
+    of the pooled vectors ``2P d_m²``, the encoder's attention ``2 L_i² d_m`` and the decoder's causal one
+    ``L_i (L_i + 1) d_m``. RAE: the LSTMs (:func:`~reproducer.flops.rnn_token_macs`) instead of the encoder block and
+    the decoder's self-attention and feed-forward."""
+    from reproducer.flops import rnn_token_macs, training_flops
+
+    c = model.config
+    w, m, f, v, p = c.word_dim, c.d_model, c.d_ff, c.vocab_size, len(c.pooling)
+    lengths = batch.lengths.to(torch.float64)
+    tokens, sentences = float(lengths.sum()), len(batch)
+    meanmax = tokens * (2 * m * m + 2 * p * m) + sentences * 2 * p * m * m
+    if c.family == "RAE":
+        macs = tokens * rnn_token_macs(model) + meanmax + tokens * m * v
+    else:
+        block = tokens * (3 * w * m + m * m + 2 * m * f)  # projections and feed-forward, encoder or decoder
+        attention = float((2 * lengths ** 2 + lengths * (lengths + 1)).sum()) * m
+        macs = 2 * block + attention + meanmax + tokens * m * v
+    return training_flops(macs)
+
+
 def build_autoencoder(variant: str, preset, vectors: np.ndarray) -> MeanMaxAAE:
     """The model of a Table 3 variant under an :class:`~reproducer.presets.AutoencoderPreset`."""
     if variant not in VARIANTS:
@@ -172,6 +197,15 @@ def sentence_encoder(model: MeanMaxAAE, vocab, name: str, *, normalize_halves: b
     from reproducer.encoders.trained import TokenEncoder
 
     return TokenEncoder(SentenceVector(model.encoder, vocab.eos_id, normalize_halves), vocab, name, device=device)
+
+
+def training_data(variant: str, preset: AutoencoderPreset):
+    """What :func:`fit_autoencoder` reads at ``preset``, as chapter 05 builds it (the fixed word2vec vectors of
+    :class:`~reproducer.data.fixed_vectors.FixedVectorData`, most frequent words first)."""
+    from reproducer.data.corpus import CorpusConfig
+    from reproducer.data.fixed_vectors import FixedVectorData
+
+    return FixedVectorData(CorpusConfig(max_books=preset.max_books), preset.word2vec_dim).training_data()
 
 
 def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,

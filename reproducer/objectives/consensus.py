@@ -150,6 +150,30 @@ class Consensus(nn.Module):
                               self_pairs=self.self_pairs)
 
 
+def batch_flops(model: Consensus, batch) -> float:
+    """Useful training FLOPs of a :class:`~reproducer.data.batches.ContiguousBatch` (:mod:`reproducer.flops`): per
+    real token, the recurrent view's ``2 · 3(d/2)(W + d/2)`` (a bidirectional GRU of ``d/2``) and the linear view's
+    ``W · d``; per agreement term of the variant an ``N × N`` score matrix of ``N² · d``; removing each view's top
+    component costs ``2 N d`` per power iteration, without gradients."""
+    from reproducer.flops import rnn_token_macs, training_flops
+
+    tokens, n = int(batch.lengths.sum()), len(batch)
+    per_token = sum(rnn_token_macs(view) or view.proj.in_features * view.proj.out_features
+                    for view in model.views.values())
+    dim = next(iter(model.views.values())).output_dim
+    pc = len(model.views) * model.pc_iterations * 2 * n * dim if model.remove_pc else 0
+    return training_flops(tokens * per_token + len(model.variant.terms) * n * n * dim, pc)
+
+
+def training_data(variant: str, preset: ConsensusPreset):
+    """What :func:`fit_consensus` reads at ``preset``, as chapter 04 builds it: our word2vec of ``word2vec_dim``
+    (cached on disk), the vocabulary of every word it covers and the training split as ids of it."""
+    from reproducer.data.corpus import CorpusConfig
+    from reproducer.data.fixed_vectors import FixedVectorData
+
+    return FixedVectorData(CorpusConfig(max_books=preset.max_books), preset.word2vec_dim).training_data()
+
+
 def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, checkpoint=None, evaluate=None,
                   seed: int = 0, device=None, progress: bool = True):
     """Train one variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`: ids

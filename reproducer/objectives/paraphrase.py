@@ -221,6 +221,22 @@ class ParaphraseModel(nn.Module):
         return loss
 
 
+def batch_flops(model: ParaphraseModel, batch) -> float:
+    """Useful training FLOPs of a :class:`~reproducer.data.batches.PairBatch` (:mod:`reproducer.flops`) of ``B``
+    pairs: per real token the recurrent models' ``2d²`` (RNN: ``W_x``, ``W_h``) or ``gates · 2d²`` (LSTM, 4 gates
+    with the output gate, 3 without); per phrase the averaging models' ``layers · d²`` (proj, DAN; PP: none); the
+    cosines of the ``2B × 2B`` pool that choose the negatives, ``(2B)² d`` without gradients, and the margin's ``4Bd``.
+    Word averaging itself is additions; PP's step is dominated by the update of its ``V × d`` embeddings."""
+    from reproducer.flops import training_flops
+
+    config = model.encoder.config
+    d, pairs = config.dim, len(batch)
+    tokens = int(batch.lengths1.sum() + batch.lengths2.sum())
+    gates = {"RNN": 1, "iRNN": 1, "LSTM": 4 if config.output_gate else 3}.get(config.kind, 0)
+    macs = tokens * gates * 2 * d * d + 2 * pairs * config.affine_layers * d * d + 4 * pairs * d
+    return training_flops(macs, (2 * pairs) ** 2 * d)
+
+
 def initial_vocabulary(vectors, pairs, max_words: int | None = None, seed: int = 0):
     """The vocabulary of a paraphrastic model and its initial embeddings: the special tokens, the first
     ``max_words`` words of the pre-trained ``vectors`` (all if None), then every other word of the training
@@ -245,6 +261,19 @@ VARIANTS = {  # the models of Table 2 (our names): CompositionalConfig options (
     "RNN": {"kind": "RNN", "activation": "tanh"}, "iRNN": {"kind": "iRNN"},
     "LSTM (no o.g.)": {"kind": "LSTM", "output_gate": False}, "LSTM (o.g.)": {"kind": "LSTM", "output_gate": True},
 }
+
+
+def training_data(variant: str, preset: ParaphrasticPreset):
+    """What :func:`fit_paraphrastic` reads at ``preset``, as chapter 03 builds it: the training pairs at the preset's
+    ``wiki_min_score`` and our 300-d word2vec as initial vectors (at ``smoke``, a 32-d word2vec of 3 books)."""
+    from reproducer.data.corpus import CorpusConfig
+    from reproducer.data.pairs import training_pairs
+    from reproducer.data.vectors import Word2VecConfig, train_word2vec
+    from reproducer.train import TrainingData
+
+    vectors = (train_word2vec(CorpusConfig(max_books=3), Word2VecConfig(vector_size=32), progress=False)
+               if preset.name == "smoke" else train_word2vec(progress=False))
+    return TrainingData(pairs=training_pairs(preset.wiki_min_score), vectors=vectors)
 
 
 def fit_paraphrastic(variant: str | dict, preset: ParaphrasticPreset, data, *, checkpoint=None, evaluate=None,

@@ -91,6 +91,17 @@ class QuickThought(nn.Module):
         return quick_thought_loss(self.f(batch.ids, batch.lengths), self.g(batch.ids, batch.lengths), targets)
 
 
+def batch_flops(model: QuickThought, batch) -> float:
+    """Useful training FLOPs of a :class:`~reproducer.data.batches.ContiguousBatch` (:mod:`reproducer.flops`): f and
+    g each read every real token (``D · 3H(W + H)`` per token and GRU: :func:`~reproducer.flops.rnn_token_macs`; a
+    word average has no product), then the ``N × N`` scores ``u vᵀ`` cost ``N² · d``. Parameter count of uni-QT:
+    ``6H(H + W + 1) + 2VW`` (:meth:`QuickThought.recurrent`)."""
+    from reproducer.flops import rnn_token_macs, training_flops
+
+    tokens, n = int(batch.lengths.sum()), len(batch)
+    return training_flops(tokens * (rnn_token_macs(model.f) + rnn_token_macs(model.g)) + n * n * model.f.output_dim)
+
+
 VARIANTS = ("uni-QT", "bi-QT", "BoW-QT", "MC-QT")
 
 
@@ -116,6 +127,20 @@ def build_quick_thought(variant: str, preset, vocab_size: int, pretrained=None) 
 
         return QuickThought(channel(), channel(), preset.context)
     raise ReproducerError(f"Unknown Quick-Thoughts variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
+
+
+def training_data(variant: str, preset: QuickThoughtPreset):
+    """What :func:`fit_quick_thought` reads at ``preset``, as chapter 02 builds it: the training split as ids of its
+    ``vocab_size`` most frequent words; for MC-QT, ids of that vocabulary followed by every other GloVe word."""
+    from reproducer.data.training_corpus import corpus_word_ids
+
+    data, corpus = corpus_word_ids(preset.max_books, preset.vocab_size)
+    if variant != "MC-QT":
+        return data
+    from reproducer.data.pretrained_ids import with_pretrained_channel
+    from reproducer.data.vectors import load_glove
+
+    return with_pretrained_channel(corpus, data, load_glove())
 
 
 def fit_quick_thought(variant: str, preset: QuickThoughtPreset, data, *, checkpoint=None, evaluate=None,

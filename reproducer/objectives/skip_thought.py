@@ -156,6 +156,22 @@ class SkipThought(nn.Module):
                                  self.logits(self.decode_next, batch.next_in, h, cand), next_out, pad_id=pad)
 
 
+def batch_flops(model: SkipThought, batch) -> float:
+    """Useful training FLOPs of a :class:`~reproducer.data.batches.TripleBatch` (:mod:`reproducer.flops`), from the
+    real tokens only: the encoder's ``D · 3H(W + H)`` per centre token; each decoder's ``3H_d(W + H_d)`` per target
+    token (``</s>`` included) and the output layer's ``H_d · K`` (``K``: the vocabulary, or the sampled candidates);
+    the context term ``3H_d · E`` once per sentence and decoder (its product is hoisted out of the time loop)."""
+    from reproducer.flops import rnn_token_macs, training_flops
+
+    config = model.config
+    w, e, hd = config.encoder.word_dim, config.encoder.output_dim, config.decoder_hidden
+    k = batch.candidates.numel() or config.encoder.vocab_size
+    centre = int(batch.lengths.sum())
+    targets = int((batch.prev_out != 0).sum() + (batch.next_out != 0).sum())
+    macs = centre * rnn_token_macs(model.encoder) + targets * (3 * hd * (w + hd) + hd * k) + 2 * len(batch) * 3 * hd * e
+    return training_flops(macs)
+
+
 VARIANTS = {"uni-skip": False, "bi-skip": True}  # name -> bidirectional encoder
 
 
@@ -166,6 +182,14 @@ def build_skip_thought(variant: str, preset: SkipThoughtPreset, vocab_size: int)
     bi = VARIANTS[variant]
     encoder = RecurrentConfig(vocab_size, preset.word_dim, preset.bi_hidden if bi else preset.uni_hidden, bi)
     return SkipThought(SkipThoughtConfig(encoder, preset.decoder_hidden))
+
+
+def training_data(variant: str, preset: SkipThoughtPreset):
+    """What :func:`fit_skip_thought` reads at ``preset``, as chapter 01 builds it: the training split of the corpus
+    as ids of its ``vocab_size`` most frequent words."""
+    from reproducer.data.training_corpus import corpus_word_ids
+
+    return corpus_word_ids(preset.max_books, preset.vocab_size)[0]
 
 
 def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,

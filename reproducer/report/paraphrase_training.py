@@ -80,15 +80,11 @@ class ParaphraseTraining:
         """The chapter's training pairs (:func:`~reproducer.data.pairs.training_pairs` at the preset's
         ``wiki_min_score``) and initial vectors: chapter 00's word2vec (300-d); at ``smoke`` a 32-d word2vec of 3
         books (chapter 01's smoke vectors)."""
-        from reproducer.data.corpus import CorpusConfig
-        from reproducer.data.pairs import training_pairs
-        from reproducer.data.vectors import Word2VecConfig, train_word2vec
+        from reproducer.objectives.paraphrase import training_data
         from reproducer.presets import preset
 
-        settings = preset("paraphrastic", run.preset, max_steps=max_steps)
-        vectors = (train_word2vec(CorpusConfig(max_books=3), Word2VecConfig(vector_size=32), progress=False)
-                   if run.preset == "smoke" else train_word2vec(progress=False))
-        return cls(run, training_pairs(settings.wiki_min_score), vectors, max_steps)
+        data = training_data("PP", preset("paraphrastic", run.preset, max_steps=max_steps))
+        return cls(run, data.pairs, data.vectors, max_steps)
 
     @property
     def seed(self) -> int:
