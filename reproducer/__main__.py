@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -219,6 +220,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_evaluate)
 
+    p = groups.add_parser("train", help="train one model of the book into its chapter's files (resumes)")
+    p.add_argument("model", help="a model of reproducer.models, e.g. uni-QT, 'mean-max AAE', MV, PP")
+    p.add_argument("--preset", default="default", help="smoke | default | paper (default: default)")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--seconds", type=float, default=None, help="training seconds (replaces the preset's budget)")
+    budget.add_argument("--steps", type=int, default=None, help="optimiser steps (replaces the preset's budget)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, help="folder of checkpoints/ (default: results/<chapter>/<preset>)")
+    p.add_argument("--eval-tasks", default=None, help="comma-separated tasks scored at the preset's evaluation points")
+    p.add_argument("--precision", default=None, choices=["auto", "fp32", "bf16", "fp16"],
+                   help="autocast (default: the preset's, auto: mixed precision on a GPU, fp32 on a CPU)")
+    p.add_argument("--compile", action="store_true", help="torch.compile the model")
+    p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
+
     bench = groups.add_parser("bench", help="benchmarks").add_subparsers(dest="cmd", required=True)
     p = bench.add_parser("train", help="every objective at a preset: sentences/s, GFLOP/s, %% of sgemm peak, padding")
     p.add_argument("--objectives", default=",".join(FAMILY_OBJECTIVES),
@@ -253,6 +270,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for the executed copies and results (default: a temp folder)")
     p.set_defaults(func=cmd_book_smoke)
     return parser
+
+
+def cmd_train(args) -> int:
+    from reproducer.runs import train_model
+
+    summary = train_model(args.model, args.preset, seconds=args.seconds, steps=args.steps, seed=args.seed,
+                          out=args.out, eval_tasks=args.eval_tasks.split(",") if args.eval_tasks else None,
+                          device=args.device, progress=not args.quiet, precision=args.precision,
+                          compile=args.compile or None)
+    if summary["processes"] == 1 or int(os.environ.get("RANK", "0")) == 0:
+        print(f"{summary['model']}: {summary['steps']} steps ({summary['batches']} batches) in "
+              f"{summary['training_seconds']:.1f} s of training on {summary['processes']} process(es), final loss "
+              f"{summary['final_loss']}; checkpoint {summary['checkpoint']}, bundle {summary['bundle']}")
+    return 0
 
 
 def cmd_bench_objectives(args) -> int:

@@ -16,10 +16,12 @@ import time
 from torch import nn
 
 
-def rnn_token_macs(module: nn.Module) -> int:
+def rnn_token_macs(module: nn.Module, part: str = "all") -> int:
     """Multiply-adds per input token of every ``nn.GRU`` / ``nn.LSTM`` inside ``module``: per direction and layer
-    ``gates × H × (I + H)`` (GRU: 3 gates, LSTM: 4; ``I`` the layer's input size, ``H`` its hidden size)."""
-    total = 0
+    ``gates × H × (I + H)`` (GRU: 3 gates, LSTM: 4; ``I`` the layer's input size, ``H`` its hidden size).
+    ``part="input"``: only the first layer's ``gates × H × I`` (the product with the word vectors), ``"rest"``: the
+    others."""
+    total = first_input = 0
     for rnn in module.modules():
         if isinstance(rnn, (nn.GRU, nn.LSTM)):
             gates = 3 if isinstance(rnn, nn.GRU) else 4
@@ -28,13 +30,16 @@ def rnn_token_macs(module: nn.Module) -> int:
             for layer in range(rnn.num_layers):
                 i = rnn.input_size if layer == 0 else h * directions
                 total += directions * gates * h * (i + h)
-    return total
+            first_input += directions * gates * h * rnn.input_size
+    return {"all": total, "input": first_input, "rest": total - first_input}[part]
 
 
-def training_flops(macs_with_gradient: float, macs_without_gradient: float = 0.0) -> float:
+def training_flops(macs_with_gradient: float, macs_without_gradient: float = 0.0, macs_of_fixed_inputs: float = 0.0
+                   ) -> float:
     """FLOPs of a training step: ``2 × 3 × MACs`` through which gradients flow (forward + a backward of twice the
-    forward), ``2 × MACs`` of parts computed without gradients."""
-    return 6.0 * macs_with_gradient + 2.0 * macs_without_gradient
+    forward: the gradients of the inputs and of the weights), ``2 × MACs`` of parts computed without gradients, and
+    ``2 × 2 × MACs`` of products whose input is fixed (pre-trained word vectors: no gradient of the input)."""
+    return 6.0 * macs_with_gradient + 2.0 * macs_without_gradient + 4.0 * macs_of_fixed_inputs
 
 
 def sgemm_peak(n: int = 2048, repeats: int = 10, device=None) -> float:

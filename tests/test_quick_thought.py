@@ -83,7 +83,7 @@ def test_bench_train_times_both_objectives(tmp_path, capsys):
     from reproducer.__main__ import main as cli
 
     out = tmp_path / "bench.json"
-    assert cli(["bench", "train", "--hidden", "16", "--word-dim", "8", "--vocab", "500", "--seconds", "1",
+    assert cli(["bench", "widths", "--hidden", "16", "--word-dim", "8", "--vocab", "500", "--seconds", "1",
                 "--max-books", "3", "--device", "cpu", "--json", str(out)]) == 0
     record = json.loads(out.read_text())
     assert [r["objective"] for r in record["runs"]] == ["quick_thought", "skip_thought"]
@@ -91,7 +91,7 @@ def test_bench_train_times_both_objectives(tmp_path, capsys):
     ratio = record["speed_ratio"]["quick_thought/skip_thought"]
     assert ratio == pytest.approx(record["runs"][0]["sentences_per_second"] / record["runs"][1]["sentences_per_second"])
     assert "speed ratio quick_thought/skip_thought" in capsys.readouterr().out
-    assert cli(["bench", "train", "--objectives", "magic", "--seconds", "1"]) == 2
+    assert cli(["bench", "widths", "--objectives", "magic", "--seconds", "1"]) == 2
 
 
 def test_bench_train_times_the_autoencoders_at_one_batch_size():

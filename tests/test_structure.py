@@ -15,13 +15,13 @@ ROOT = Path(__file__).resolve().parents[1] / "reproducer"
 #: below. Shared building blocks sit low; each paper's objective above the encoders and the evaluation; the registry,
 #: the reporting and the notebook runtime on top.
 LAYERS = [
-    {"reproducer", "reproducer.errors", "reproducer.io", "reproducer.runtime"},
+    {"reproducer", "reproducer.errors", "reproducer.io", "reproducer.runtime", "reproducer.flops"},
     {"reproducer.data", "reproducer.train"},
     {"reproducer.encoders"},
     {"reproducer.evaluate"},
     {"reproducer.objectives"},
     {"reproducer.models", "reproducer.presets", "reproducer.bench"},
-    {"reproducer.report", "reproducer.notebook"},
+    {"reproducer.report", "reproducer.notebook", "reproducer.runs"},
     {"reproducer.__main__"},
 ]
 

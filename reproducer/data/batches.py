@@ -69,26 +69,50 @@ def sentence_ids(vocab: Vocabulary, sentence: str, *, lowercase: bool = True, ma
 class EpochOrder:
     """``order(step)``: the ``k``-th block of ``batch_size`` items of epoch ``e``'s permutation,
     ``np.random.default_rng([seed, e]).permutation(items)`` (``items``: a count or an array of positions),
-    with ``e, k = divmod(step, steps_per_epoch)``: every sampler's batches are pure functions of the step."""
+    with ``e, k = divmod(step, steps_per_epoch)``: every sampler's batches are pure functions of the step.
 
-    def __init__(self, items: int | np.ndarray, batch_size: int, seed: int):
+    **Length buckets** (``lengths``, a function from items to sizes, and ``bucket`` > 1): the permutation is cut into
+    pools of ``bucket`` batches; each pool's items are sorted by size and cut into batches, which are visited in the
+    order of ``np.random.default_rng([seed, e, pool]).permutation``. Every item is still seen once per epoch and a batch
+    is still a pure function of the step, but its sentences have similar lengths: little padding."""
+
+    def __init__(self, items: int | np.ndarray, batch_size: int, seed: int, *, lengths=None, bucket: int = 0):
         self.items, self.batch_size, self.seed = items, batch_size, seed
+        self.lengths, self.bucket = lengths, bucket if lengths is not None else 0
         self.steps_per_epoch = (items if isinstance(items, int) else len(items)) // batch_size
-        self._epoch, self._order = -1, None
+        self._epoch, self._order, self._pool = -1, None, (None, None)
 
     def __call__(self, step: int) -> np.ndarray:
         epoch, k = divmod(step, self.steps_per_epoch)
         if epoch != self._epoch:
             self._epoch, self._order = epoch, np.random.default_rng([self.seed, epoch]).permutation(self.items)
-        return self._order[k * self.batch_size:(k + 1) * self.batch_size]
+            self._pool = (None, None)
+        if self.bucket <= 1:
+            return self._order[k * self.batch_size:(k + 1) * self.batch_size]
+        pool, j = divmod(k, self.bucket)
+        if self._pool[0] != pool:
+            first = pool * self.bucket
+            count = min(self.bucket, self.steps_per_epoch - first)
+            members = self._order[first * self.batch_size:(first + count) * self.batch_size]
+            members = members[np.argsort(self.lengths(members), kind="stable")]
+            batches = members.reshape(count, self.batch_size)
+            self._pool = (pool, batches[np.random.default_rng([self.seed, epoch, pool]).permutation(count)])
+        return self._pool[1][j]
 
 
 class _Batch:
     """Tensor fields (or ``None``) moved together to a device; ``len`` is the batch size (the first field's)."""
 
-    def to(self, device):
-        return type(self)(**{f.name: None if getattr(self, f.name) is None else getattr(self, f.name).to(device)
+    def _map(self, fn):
+        return type(self)(**{f.name: None if getattr(self, f.name) is None else fn(getattr(self, f.name))
                              for f in fields(self)})
+
+    def to(self, device, non_blocking: bool = False):
+        return self._map(lambda t: t.to(device, non_blocking=non_blocking))
+
+    def pin_memory(self):
+        """The batch in page-locked memory, for an asynchronous copy to a GPU."""
+        return self._map(lambda t: t.pin_memory())
 
     def __len__(self) -> int:
         return len(getattr(self, fields(self)[0].name))
@@ -126,14 +150,19 @@ class TripleSampler:
     ``n_sampled`` words drawn uniformly from the vocabulary (also deterministic in the step)."""
 
     def __init__(self, corpus: TokenizedCorpus, vocab: Vocabulary, batch_size: int, *, max_len: int = 30,
-                 seed: int = 0, n_sampled: int = 0):
+                 seed: int = 0, n_sampled: int = 0, bucket: int = 0):
         self.corpus, self.batch_size, self.max_len, self.seed = corpus, batch_size, max_len, seed
         self.vocab_size, self.n_sampled = len(vocab), n_sampled
         self.bos, self.eos = vocab.bos_id, vocab.eos_id
         self.centres = corpus.triple_centres()
         if len(self.centres) < batch_size:
             raise ReproducerError(f"Only {len(self.centres)} training triples for a batch of {batch_size}.")
-        self.positions = EpochOrder(self.centres, batch_size, seed)
+        sizes = np.minimum(np.diff(corpus.offsets), max_len)
+
+        def decoded(centres: np.ndarray) -> np.ndarray:  # what the two decoders unroll: the neighbours' lengths
+            return sizes[centres - 1] + sizes[centres + 1]
+
+        self.positions = EpochOrder(self.centres, batch_size, seed, lengths=decoded, bucket=bucket)
         self.steps_per_epoch = self.positions.steps_per_epoch
 
     def batch(self, step: int) -> TripleBatch:
@@ -214,14 +243,14 @@ class SentenceSampler:
     visits them in the order of :class:`EpochOrder`."""
 
     def __init__(self, corpus: TokenizedCorpus, batch_size: int, *, eos: int = Vocabulary.eos_id, min_tokens: int = 4,
-                 max_tokens: int = 32, seed: int = 0):
+                 max_tokens: int = 32, seed: int = 0, bucket: int = 0):
         lengths = np.diff(corpus.offsets)
         self.positions = np.flatnonzero((lengths >= min_tokens) & (lengths <= max_tokens))
         if len(self.positions) < batch_size:
             raise ReproducerError(f"Only {len(self.positions)} sentences of {min_tokens}-{max_tokens} tokens for a "
                                   f"batch of {batch_size}.")
         self.corpus, self.batch_size, self.eos = corpus, batch_size, eos
-        self.order = EpochOrder(self.positions, batch_size, seed)
+        self.order = EpochOrder(self.positions, batch_size, seed, lengths=lambda p: lengths[p], bucket=bucket)
 
     @property
     def steps_per_epoch(self) -> int:

@@ -53,6 +53,7 @@ class AutoencoderPreset(Preset):
     batch_size: int = 64
     min_tokens: int = 4
     max_tokens: int = 32
+    bucket: int = 64  # batches sorted together by length: little padding (every sentence still once per epoch)
     lr: float = 2e-4  # Adam, as the paper
     clip: float = 5.0
 
@@ -87,14 +88,18 @@ class MeanMaxDecoder(nn.Module):
         return self.inputs.embed
 
     def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h, weights = self.states(inputs, lengths, z)
+        return self.project(h), weights
+
+    def states(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The states ``(B, T, d_m)`` before the softmax layer, and the mean-max attention weights."""
         y = self.inputs(inputs)
         a, _ = self.self_attention(y, y, key_mask=token_mask(inputs, lengths), causal=True)
         a = self.norm1(a)  # Eq. 16: no residual
         memory = z.view(z.shape[0], len(self.config.pooling), -1)  # [z_max, z_mean] as two keys
         c, weights = self.meanmax_attention(a, memory)
         c = self.norm2(c + a)  # Eq. 18
-        h = self.norm3(self.ffn(c) + c)  # Eq. 20
-        return self.project(h), weights
+        return self.norm3(self.ffn(c) + c), weights  # Eq. 20
 
 
 class LSTMDecoder(nn.Module):
@@ -111,17 +116,23 @@ class LSTMDecoder(nn.Module):
         self.project = nn.Linear(m, config.vocab_size)
 
     def forward(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h, weights = self.states(inputs, lengths, z)
+        return self.project(h), weights
+
+    def states(self, inputs: torch.Tensor, lengths: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The states ``(B, T, d_m)`` before the softmax layer, and the mean-max attention weights."""
         packed = pack_padded_sequence(self.dropout(self.embed(inputs)), lengths.cpu(), batch_first=True,
                                       enforce_sorted=False)
         s = pad_packed_sequence(self.rnn(packed)[0], batch_first=True, total_length=inputs.shape[1])[0]
         c, weights = self.meanmax_attention(s, z.view(z.shape[0], len(self.config.pooling), -1))
-        return self.project(self.norm(c + s)), weights
+        return self.norm(c + s), weights
 
 
 def reconstruction_loss(logits: torch.Tensor, targets: torch.Tensor, label_smoothing: float = 0.0,
                         pad_id: int = 0) -> torch.Tensor:
-    """Eq. 22 as a mean per target token: cross-entropy of ``logits (B, T, V)`` against ``targets (B, T)``, padding
-    ignored, optionally label-smoothed (the authors' code: 0.1)."""
+    """Eq. 22 as a mean per target token: cross-entropy of ``logits (B, T, V)`` against ``targets (B, T)`` (or of the
+    real positions only, ``(n, V)`` and ``(n,)``), padding ignored, optionally label-smoothed (the authors' code:
+    0.1)."""
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=pad_id,
                            label_smoothing=label_smoothing)
 
@@ -140,19 +151,25 @@ class MeanMaxAAE(nn.Module):
         else:
             self.encoder, self.decoder = LSTMEncoder(embed, config), LSTMDecoder(embed, config)
 
-    def reconstruct(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Teacher-forced logits, the targets they predict, and the mean-max attention weights."""
+    def _teacher_forced(self, ids: torch.Tensor, lengths: torch.Tensor):
+        """The decoder's states before the softmax layer, the targets they predict (0 at padding), the weights."""
         z = self.encoder(ids, lengths)
         padding = ~token_mask(ids, lengths)
         inputs = torch.cat([torch.full_like(ids[:, :1], self.bos_id), ids[:, :-1]], dim=1)  # (<s>, w_1, ..., w_{n-1})
         inputs = inputs.masked_fill(padding, 0)
         targets = torch.where(ids < self.config.vocab_size, ids, torch.full_like(ids, self.unk_id)).masked_fill(padding, 0)
-        logits, weights = self.decoder(inputs, lengths, z)
-        return logits, targets, weights
+        h, weights = self.decoder.states(inputs, lengths, z)
+        return h, targets, weights
+
+    def reconstruct(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Teacher-forced logits, the targets they predict, and the mean-max attention weights."""
+        h, targets, weights = self._teacher_forced(ids, lengths)
+        return self.decoder.project(h), targets, weights
 
     def forward(self, batch) -> torch.Tensor:
-        logits, targets, _ = self.reconstruct(batch.ids, batch.lengths)
-        return reconstruction_loss(logits, targets, self.label_smoothing)
+        h, targets, _ = self._teacher_forced(batch.ids, batch.lengths)
+        keep = targets != 0  # the softmax layer only where a token is predicted (Eq. 22 ignores padding)
+        return reconstruction_loss(self.decoder.project(h[keep]), targets[keep], self.label_smoothing)
 
 
 def batch_flops(model: MeanMaxAAE, batch) -> float:
@@ -163,7 +180,8 @@ def batch_flops(model: MeanMaxAAE, batch) -> float:
     ``P`` keys ``2P d_m``, feed-forward ``2 d_m d_f`` and softmax layer ``d_m V``; per sentence the keys and values
     of the pooled vectors ``2P d_m²``, the encoder's attention ``2 L_i² d_m`` and the decoder's causal one
     ``L_i (L_i + 1) d_m``. RAE: the LSTMs (:func:`~reproducer.flops.rnn_token_macs`) instead of the encoder block and
-    the decoder's self-attention and feed-forward."""
+    the decoder's self-attention and feed-forward. The products with the fixed word vectors (the projections ``3W d_m``
+    of encoder and decoder, the LSTMs' input weights) need no input gradient."""
     from reproducer.flops import rnn_token_macs, training_flops
 
     c = model.config
@@ -172,12 +190,12 @@ def batch_flops(model: MeanMaxAAE, batch) -> float:
     tokens, sentences = float(lengths.sum()), len(batch)
     meanmax = tokens * (2 * m * m + 2 * p * m) + sentences * 2 * p * m * m
     if c.family == "RAE":
-        macs = tokens * rnn_token_macs(model) + meanmax + tokens * m * v
-    else:
-        block = tokens * (3 * w * m + m * m + 2 * m * f)  # projections and feed-forward, encoder or decoder
-        attention = float((2 * lengths ** 2 + lengths * (lengths + 1)).sum()) * m
-        macs = 2 * block + attention + meanmax + tokens * m * v
-    return training_flops(macs)
+        macs = tokens * rnn_token_macs(model, "rest") + meanmax + tokens * m * v
+        return training_flops(macs, macs_of_fixed_inputs=tokens * rnn_token_macs(model, "input"))
+    block = tokens * (m * m + 2 * m * f)  # output projection and feed-forward, encoder or decoder
+    attention = float((2 * lengths ** 2 + lengths * (lengths + 1)).sum()) * m
+    macs = 2 * block + attention + meanmax + tokens * m * v
+    return training_flops(macs, macs_of_fixed_inputs=2 * tokens * 3 * w * m)
 
 
 def build_autoencoder(variant: str, preset, vectors: np.ndarray) -> MeanMaxAAE:
@@ -230,7 +248,7 @@ def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint
     model.to(device)
     encoder = sentence_encoder(model, vocab, variant, device=device)
     sampler = SentenceSampler(data.tokenized, preset.batch_size, eos=vocab.eos_id, min_tokens=preset.min_tokens,
-                              max_tokens=preset.max_tokens, seed=seed)
+                              max_tokens=preset.max_tokens, seed=seed, bucket=preset.bucket)
     return fit_module(model, encoder, sampler.batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
                       seed=seed, device=device, progress=progress)
 

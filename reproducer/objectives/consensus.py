@@ -153,16 +153,18 @@ class Consensus(nn.Module):
 def batch_flops(model: Consensus, batch) -> float:
     """Useful training FLOPs of a :class:`~reproducer.data.batches.ContiguousBatch` (:mod:`reproducer.flops`): per
     real token, the recurrent view's ``2 · 3(d/2)(W + d/2)`` (a bidirectional GRU of ``d/2``) and the linear view's
-    ``W · d``; per agreement term of the variant an ``N × N`` score matrix of ``N² · d``; removing each view's top
-    component costs ``2 N d`` per power iteration, without gradients."""
+    ``W · d`` — the products with the fixed word vectors (``W``) need no input gradient; per agreement term of the
+    variant an ``N × N`` score matrix of ``N² · d``; removing each view's top component costs ``2 N d`` per power
+    iteration, without gradients."""
     from reproducer.flops import rnn_token_macs, training_flops
 
     tokens, n = int(batch.lengths.sum()), len(batch)
-    per_token = sum(rnn_token_macs(view) or view.proj.in_features * view.proj.out_features
-                    for view in model.views.values())
+    fixed = sum(rnn_token_macs(view, "input") or view.proj.in_features * view.proj.out_features
+                for view in model.views.values())
+    recurrent = sum(rnn_token_macs(view, "rest") for view in model.views.values())
     dim = next(iter(model.views.values())).output_dim
     pc = len(model.views) * model.pc_iterations * 2 * n * dim if model.remove_pc else 0
-    return training_flops(tokens * per_token + len(model.variant.terms) * n * n * dim, pc)
+    return training_flops(tokens * recurrent + len(model.variant.terms) * n * n * dim, pc, tokens * fixed)
 
 
 def training_data(variant: str, preset: ConsensusPreset):

@@ -51,6 +51,7 @@ class SkipThoughtPreset(Preset):
     lr: float = 1e-3  # Adam; the paper does not state it
     clip: float = 10.0  # gradient-norm clipping
     n_sampled: int = 0  # 0: exact softmax; K > 0: batch targets + K random words (a named deviation)
+    bucket: int = 64  # batches sorted together by their neighbours' lengths (the authors' code groups by length too)
 
 
 PRESETS: dict[str, SkipThoughtPreset] = {p.name: p for p in [
@@ -136,9 +137,12 @@ class SkipThought(nn.Module):
         nn.init.zeros_(self.out.bias)
 
     def logits(self, decoder: ConditionalGRU, inputs: torch.Tensor, h: torch.Tensor,
-               candidates: torch.Tensor | None = None) -> torch.Tensor:
-        """Decoder scores over the vocabulary, or over ``candidates`` (word ids) only."""
+               candidates: torch.Tensor | None = None, keep: torch.Tensor | None = None) -> torch.Tensor:
+        """Decoder scores over the vocabulary, or over ``candidates`` (word ids) only; with a mask ``keep`` (B, T)
+        only at those positions, ``(n, V)`` (the softmax layer is not computed where padding would be ignored)."""
         states = decoder(self.encoder.embed(inputs), h)
+        if keep is not None:
+            states = states[keep]
         if candidates is None:
             return self.out(states)
         return states @ self.out.weight[candidates].T + self.out.bias[candidates]
@@ -146,14 +150,13 @@ class SkipThought(nn.Module):
     def forward(self, batch) -> torch.Tensor:
         h = self.encoder(batch.ids, batch.lengths)
         cand = batch.candidates if batch.candidates.numel() else None
-        if cand is None:
-            prev_out, next_out, pad = batch.prev_out, batch.next_out, 0
-        else:  # targets as positions in the candidate list; padding ignored
-            prev_out, next_out = (torch.where(t == 0, -100, torch.searchsorted(cand, t))
-                                  for t in (batch.prev_out, batch.next_out))
-            pad = -100
-        return skip_thought_loss(self.logits(self.decode_prev, batch.prev_in, h, cand), prev_out,
-                                 self.logits(self.decode_next, batch.next_in, h, cand), next_out, pad_id=pad)
+        losses = []
+        for decoder, inputs, targets in ((self.decode_prev, batch.prev_in, batch.prev_out),
+                                         (self.decode_next, batch.next_in, batch.next_out)):
+            keep = targets != 0  # padding is never a target
+            targets = targets[keep] if cand is None else torch.searchsorted(cand, targets[keep])
+            losses.append((self.logits(decoder, inputs, h, cand, keep), targets))
+        return skip_thought_loss(*losses[0], *losses[1])
 
 
 def batch_flops(model: SkipThought, batch) -> float:
@@ -208,7 +211,7 @@ def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoin
     device = default_device(device)
     model.to(device)
     sampler = TripleSampler(data.tokenized, data.vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
-                            n_sampled=preset.n_sampled)
+                            n_sampled=preset.n_sampled, bucket=preset.bucket)
     encoder = TokenEncoder(model.encoder, data.vocab, variant, device=device)
     return fit_module(model, encoder, sampler.batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
                       seed=seed, device=device, progress=progress)

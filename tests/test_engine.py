@@ -1,0 +1,230 @@
+"""The training engine (:mod:`reproducer.train`): mixed precision, batches built ahead, multi-process training under
+``torchrun``, the ``reproducer train`` command, and the FLOP counts of ``bench train``."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from reproducer.data.batches import SentenceBatch
+from reproducer.errors import ReproducerError
+from reproducer.flops import rnn_token_macs, sgemm_peak, training_flops
+from reproducer.models import FAMILIES, family
+from reproducer.presets import preset
+from reproducer.train import TrainConfig, TrainLog, train
+
+HERE = Path(__file__).resolve().parent
+
+
+# ---- a tiny deterministic model and batch stream (also read by tests/helpers/ddp_train.py) ----
+
+def tiny_model() -> nn.Module:
+    torch.manual_seed(0)
+    return _Tiny()
+
+
+class _Tiny(nn.Module):
+    """A GRU over 20 words whose last state regresses a target: ``forward(batch) -> loss``."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed, self.rnn, self.head = nn.Embedding(20, 6), nn.GRU(6, 5, batch_first=True), nn.Linear(5, 1)
+
+    def forward(self, batch) -> torch.Tensor:
+        states, _ = self.rnn(self.embed(batch.ids))
+        return ((self.head(states[:, -1]).squeeze(1) - batch.lengths.float() / 5) ** 2).mean()
+
+
+def tiny_batches(index: int) -> SentenceBatch:
+    """Batch ``index`` of the stream: a pure function of the index."""
+    rng = np.random.default_rng([7, index])
+    return SentenceBatch(torch.from_numpy(rng.integers(1, 20, (4, 6))), torch.from_numpy(rng.integers(1, 7, 4)))
+
+
+def tiny_config(steps: int) -> TrainConfig:
+    return TrainConfig(lr=0.01, clip=1.0, max_steps=steps, log_every=1, checkpoint_every=1)
+
+
+def _reference(schedule: list[int]) -> nn.Module:
+    """Single process: optimiser step ``k`` minimises the mean loss of the next ``schedule[k]`` batches of the stream."""
+    model, consumed = tiny_model(), 0
+    config = tiny_config(len(schedule))
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    for n in schedule:
+        loss = sum(model(tiny_batches(consumed + r)) for r in range(n)) / n
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+        optimizer.step()
+        consumed += n
+    return model
+
+
+def _torchrun(processes: int, checkpoint: Path, steps: int) -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(HERE.parent)}
+    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(processes),
+                    "--standalone", str(HERE / "helpers" / "ddp_train.py"), str(checkpoint), str(steps)],
+                   check=True, env=env, timeout=240, capture_output=True)
+
+
+def _parameters(checkpoint: Path) -> dict:
+    return torch.load(checkpoint, weights_only=True)["model"]
+
+
+def test_two_processes_under_torchrun_equal_one_process_averaging_their_batches(tmp_path):
+    checkpoint = tmp_path / "ddp.pt"
+    _torchrun(2, checkpoint, steps=3)
+    state = torch.load(checkpoint, weights_only=True)
+    assert state["log"]["step"] == 3 and state["log"]["batches"] == 6
+    reference = _reference([2, 2, 2]).state_dict()
+    for name, value in _parameters(checkpoint).items():
+        torch.testing.assert_close(value, reference[name], atol=1e-6, rtol=0, msg=name)
+    # resumed by a single process: it continues with batch 6 of the stream
+    train(tiny_model(), tiny_batches, tiny_config(5), checkpoint=checkpoint, device="cpu", progress=False)
+    reference = _reference([2, 2, 2, 1, 1]).state_dict()
+    for name, value in _parameters(checkpoint).items():
+        torch.testing.assert_close(value, reference[name], atol=1e-6, rtol=0, msg=name)
+
+
+def test_one_process_equals_the_reference_and_resumes_exactly(tmp_path):
+    checkpoint = tmp_path / "one.pt"
+    train(tiny_model(), tiny_batches, tiny_config(2), checkpoint=checkpoint, device="cpu", progress=False)
+    log = train(tiny_model(), tiny_batches, tiny_config(4), checkpoint=checkpoint, device="cpu", progress=False)
+    assert (log.step, log.batches) == (4, 4)
+    reference = _reference([1, 1, 1, 1]).state_dict()
+    for name, value in _parameters(checkpoint).items():
+        torch.testing.assert_close(value, reference[name], atol=1e-7, rtol=0, msg=name)
+
+
+def test_an_old_log_without_a_batch_count_resumes_at_its_step():
+    assert TrainLog(step=7).batches == 7 and TrainLog(step=7, batches=14).batches == 14
+
+
+def test_a_nan_loss_is_caught_at_the_next_loss_record():
+    class Exploding(_Tiny):
+        def forward(self, batch):
+            return super().forward(batch) * float("nan")
+
+    config = dataclasses.replace(tiny_config(20), log_every=5)
+    with pytest.raises(ReproducerError, match="loss is nan at step 1"):
+        train(Exploding(), tiny_batches, config, device="cpu", progress=False)
+
+
+def test_precision_must_be_known_and_auto_is_fp32_on_a_cpu():
+    from reproducer.train import resolve_precision
+
+    with pytest.raises(ReproducerError, match="precision"):
+        TrainConfig(max_steps=1, precision="fp8")
+    assert resolve_precision("auto", torch.device("cpu")) == "fp32"
+    assert resolve_precision("bf16", torch.device("cpu")) == "bf16"
+
+
+# ---- every family: mixed precision (bf16 autocast on the CPU) and FLOP counts on real smoke data ----
+
+OBJECTIVES = {"skip-thought": "uni-skip", "quick-thought": "uni-QT", "paraphrastic": "LSTM (o.g.)",
+              "consensus": "MV", "autoencoder": "mean-max AAE"}
+
+
+@pytest.fixture(scope="module")
+def smoke_data():
+    return {name: family(name).training_data(variant, preset(name, "smoke")) for name, variant in OBJECTIVES.items()}
+
+
+@pytest.mark.parametrize("name", list(OBJECTIVES))
+def test_every_family_trains_under_bf16_autocast_and_counts_its_flops(name, smoke_data):
+    assert set(OBJECTIVES) == set(FAMILIES)
+    fam, variant = family(name), OBJECTIVES[name]
+    settings = preset(name, "smoke").with_overrides(max_steps=3, precision="bf16")
+    settings = dataclasses.replace(settings, eval_steps=None, eval_every=None, max_seconds=None)
+    fitted = fam.fit(variant, settings, smoke_data[name], device="cpu", progress=False)
+    assert fitted.log.step == 3 and all(np.isfinite(r["loss"]) for r in fitted.log.losses)
+    assert all(p.dtype == torch.float32 for p in fitted.module.parameters())  # autocast keeps fp32 weights
+    batch = fitted.batches(0)
+    flops = fam.batch_flops(fitted.module, batch)
+    padded, real = batch.token_counts()
+    assert flops > 0 and padded >= real > 0
+
+
+def test_rnn_macs_per_token_equal_the_weight_matrices():
+    for rnn in (nn.GRU(7, 5), nn.GRU(7, 5, bidirectional=True), nn.LSTM(7, 4, num_layers=2, bidirectional=True)):
+        weights = sum(p.numel() for n, p in rnn.named_parameters() if n.startswith("weight"))
+        assert rnn_token_macs(nn.Sequential(rnn)) == weights
+        first = sum(p.numel() for n, p in rnn.named_parameters() if n.startswith("weight_ih_l0"))
+        assert rnn_token_macs(rnn, "input") == first and rnn_token_macs(rnn, "rest") == weights - first
+
+
+def test_autoencoder_flops_match_pytorchs_counter_on_an_unpadded_batch():
+    """The formula counts real tokens and a causal half of the decoder's attention; on a batch without padding it must
+    agree with what torch's FLOP counter sees, up to the causal half it computes in full."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from reproducer.encoders.attention import AAEConfig
+    from reproducer.objectives.autoencoder import MeanMaxAAE, batch_flops
+
+    torch.manual_seed(0)
+    model = MeanMaxAAE(np.random.default_rng(0).normal(size=(50, 16)).astype(np.float32),
+                       AAEConfig(40, 16, 32, 64, heads=4, max_len=12))
+    batch = SentenceBatch(torch.randint(4, 50, (6, 10)), torch.full((6,), 10))
+    with FlopCounterMode(display=False) as counter:
+        model(batch).backward()
+    counted, ours = counter.get_total_flops(), batch_flops(model, batch)
+    causal_half = 6 * 2 * 6 * (10 * 10 - 10 * 11 / 2) * 32  # the masked upper triangle, computed but not useful
+    assert abs(counted - causal_half - ours) / ours < 0.01
+
+
+def test_training_flops_and_the_measured_peak():
+    assert training_flops(10, 4) == 68 and training_flops(0, 0, 5) == 20
+    assert sgemm_peak(256, repeats=2) > 1e8  # any machine does 0.1 GFLOP/s
+
+
+# ---- python -m reproducer train ----
+
+def test_train_command_writes_the_notebooks_files_and_resumes(tmp_path, capsys):
+    from reproducer.__main__ import main
+    from reproducer.encoders.bundles import load_encoder
+
+    assert main(["train", "uni-QT", "--preset", "smoke", "--steps", "3", "--out", str(tmp_path), "--quiet"]) == 0
+    assert "3 steps" in capsys.readouterr().out
+    assert main(["train", "uni-QT", "--preset", "smoke", "--steps", "5", "--out", str(tmp_path), "--quiet"]) == 0
+    state = torch.load(tmp_path / "checkpoints" / "uni-QT.train.pt", weights_only=True)
+    assert state["log"]["step"] == 5 and state["log"]["losses"][0]["step"] == 1  # resumed, not restarted
+    encoder = load_encoder(tmp_path / "checkpoints" / "uni-QT.encoder.pt")
+    assert encoder.encode(["a short sentence ."]).shape == (1, 2 * preset("quick-thought", "smoke").hidden)
+    assert (tmp_path / "checkpoints" / "uni-QT.log.json").is_file()
+
+
+def test_train_command_refuses_what_cannot_be_trained(capsys):
+    from reproducer.__main__ import main
+
+    assert main(["train", "combine-QT", "--preset", "smoke"]) == 2
+    assert "combination" in capsys.readouterr().err
+    assert main(["train", "glove-bow", "--preset", "smoke"]) == 2
+    assert main(["train", "no-such-model", "--preset", "smoke"]) == 2
+
+
+# ---- length buckets ----
+
+def test_length_buckets_keep_the_epoch_and_purity_and_cut_the_padding():
+    from reproducer.data.batches import EpochOrder
+
+    lengths = np.random.default_rng(0).integers(1, 40, 1000)
+    plain = EpochOrder(1000, 10, seed=3)
+    bucketed = EpochOrder(1000, 10, seed=3, lengths=lambda i: lengths[i], bucket=16)
+    epoch = [bucketed(s) for s in range(100)]
+    assert sorted(np.concatenate(epoch).tolist()) == list(range(1000))  # every item once per epoch
+    fresh = EpochOrder(1000, 10, seed=3, lengths=lambda i: lengths[i], bucket=16)
+    for step in (57, 3, 250, 99, 100):  # any order, any fresh sampler: the same batch for the same step
+        np.testing.assert_array_equal(fresh(step), bucketed(step))
+
+    def waste(order):
+        batches = [lengths[order(s)] for s in range(100)]
+        return sum(b.max() * len(b) for b in batches) / sum(b.sum() for b in batches)
+
+    assert waste(bucketed) < 1.2 < 1.5 < waste(plain)
