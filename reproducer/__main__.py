@@ -248,6 +248,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--json", help="write the measurements to this file")
     p.set_defaults(func=cmd_bench_objectives)
+    p = bench.add_parser("epoch", help="useful TFLOP per epoch of our data at a preset's sizes, and hours on a GPU")
+    p.add_argument("--objectives", default=",".join(FAMILY_OBJECTIVES), help="comma-separated (default: all)")
+    p.add_argument("--preset", default="paper")
+    p.add_argument("--gpu-tflops", type=float, default=100.0, help="sustained GPU rate assumed (default 100 TFLOP/s)")
+    p.add_argument("--json", help="write the rows to this file")
+    p.set_defaults(func=cmd_bench_epoch)
     p = bench.add_parser("widths", help="training throughput of objectives at one encoder width (QT vs ST, AAE)")
     p.add_argument("--objectives", default="quick_thought,skip_thought", help="comma-separated: quick_thought, skip_thought, aae, rae (mean-max autoencoders)")
     p.add_argument("--hidden", type=int, default=600, help="GRU width H (default 600)")
@@ -298,6 +304,19 @@ def cmd_bench_objectives(args) -> int:
             print(f"  {r['objective']:>13}  {op['share']:6.1%}  {op['ms_per_step']:8.2f} ms/step  {op['op']}")
     if args.json:
         write_json(args.json, out)
+        print(f"wrote {args.json}")
+    return 0
+
+
+def cmd_bench_epoch(args) -> int:
+    import pandas as pd
+
+    from reproducer.bench import epoch_cost
+
+    rows = epoch_cost(args.objectives.split(","), preset=args.preset, gpu_flops=args.gpu_tflops * 1e12)
+    print(pd.DataFrame(rows).drop(columns=["gpu_flops_assumed"]).round(3).to_string(index=False))
+    if args.json:
+        write_json(args.json, rows)
         print(f"wrote {args.json}")
     return 0
 

@@ -24,6 +24,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
+
 from reproducer.errors import ReproducerError
 
 OBJECTIVES = ("quick_thought", "skip_thought", "aae", "rae")
@@ -222,3 +224,33 @@ def bench_table(runs: list[dict]):
                           "padding": round(r["padding_waste"], 2),
                           "peak memory (MiB)": round(r["peak_memory_bytes"] / 2**20),
                           "sgemm peak (GFLOP/s)": round(r["peak_gflops_per_second"], 1)} for r in runs])
+
+
+def epoch_cost(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "paper", samples: int = 20, seed: int = 0,
+               gpu_flops: float = 100e12, cpu_flops: float | None = None) -> list[dict]:
+    """The useful training FLOPs of one epoch of our data at ``preset``'s sizes (``batch_flops`` averaged over
+    ``samples`` batches of the epoch, times its batches), and the hours that takes at a sustained ``gpu_flops`` (an
+    assumption: 100 TFLOP/s is about a third of an H100's dense bf16 rate) and at ``cpu_flops`` (default: the
+    sgemm rate measured here). Builds each model without training it (a budget of 0 steps)."""
+    from reproducer.flops import sgemm_peak
+    from reproducer.models import family
+    from reproducer.presets import preset as preset_of
+
+    cpu_flops = cpu_flops or sgemm_peak()
+    rows = []
+    for objective in objectives:
+        family_name, variant = FAMILY_OBJECTIVES[objective]
+        fam = family(family_name)
+        settings = dataclasses.replace(preset_of(family_name, preset), max_steps=0, max_seconds=None)
+        fitted = fam.fit(variant, settings, fam.training_data(variant, settings), seed=seed, device="cpu",
+                         progress=False)
+        steps = fitted.batches.__self__.steps_per_epoch
+        picks = np.random.default_rng(seed).choice(steps, size=min(samples, steps), replace=False)
+        per_batch = float(np.mean([fam.batch_flops(fitted.module, fitted.batches(int(s))) for s in picks]))
+        flops = per_batch * steps
+        rows.append({"objective": objective, "model": variant, "preset": preset, "batches_per_epoch": steps,
+                     "tflop_per_epoch": flops / 1e12, "gpu_hours_per_epoch": flops / gpu_flops / 3600,
+                     "gpu_flops_assumed": gpu_flops, "cpu_hours_per_epoch_at_sgemm_peak": flops / cpu_flops / 3600,
+                     "parameters": sum(p.numel() for p in fitted.module.parameters() if p.requires_grad)})
+        del fitted
+    return rows

@@ -228,3 +228,11 @@ def test_length_buckets_keep_the_epoch_and_purity_and_cut_the_padding():
         return sum(b.max() * len(b) for b in batches) / sum(b.sum() for b in batches)
 
     assert waste(bucketed) < 1.2 < 1.5 < waste(plain)
+
+
+def test_epoch_cost_counts_an_epoch_without_training():
+    from reproducer.bench import epoch_cost
+
+    (row,) = epoch_cost(["quick-thought"], preset="smoke", samples=3, gpu_flops=1e12, cpu_flops=1e9)
+    assert row["batches_per_epoch"] > 0 and row["tflop_per_epoch"] > 0
+    assert row["cpu_hours_per_epoch_at_sgemm_peak"] == pytest.approx(1000 * row["gpu_hours_per_epoch"])
