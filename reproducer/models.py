@@ -2,7 +2,8 @@
 
 - :data:`PAPERS`: the five papers (key as in ``report/published.csv`` → citation).
 - :data:`FAMILIES`: one entry per training objective — its paper, chapter, objective module, preset table and fit
-  function. Every family's ``fit(variant, preset, data, *, checkpoint, evaluate, seed, device, progress)`` returns a
+  function; ``training_data(variant, preset)`` builds what it trains on as its chapter does, ``batch_flops`` counts
+  a batch's useful FLOPs (``python -m reproducer train`` and ``bench train`` use both). Every family's ``fit(variant, preset, data, *, checkpoint, evaluate, seed, device, progress)`` returns a
   :class:`~reproducer.train.Fitted` (test-time encoder, trained module, log); its presets subclass
   :class:`~reproducer.presets.Preset`.
 - :data:`MODELS`: one entry per model a chapter reports — our name, family and variant (or ``"baseline"``), chapter,
