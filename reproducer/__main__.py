@@ -278,6 +278,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _maybe_write(path: str | None, record) -> int:
+    """Write ``record`` as JSON to ``path`` when one is given; the command's exit status."""
+    if path:
+        write_json(path, record)
+        print(f"wrote {path}")
+    return 0
+
+
 def cmd_train(args) -> int:
     from reproducer.runs import train_model
 
@@ -302,10 +310,7 @@ def cmd_bench_objectives(args) -> int:
     for r in out["runs"]:
         for op in r.get("profile", []):
             print(f"  {r['objective']:>13}  {op['share']:6.1%}  {op['ms_per_step']:8.2f} ms/step  {op['op']}")
-    if args.json:
-        write_json(args.json, out)
-        print(f"wrote {args.json}")
-    return 0
+    return _maybe_write(args.json, out)
 
 
 def cmd_bench_epoch(args) -> int:
@@ -315,10 +320,7 @@ def cmd_bench_epoch(args) -> int:
 
     rows = epoch_cost(args.objectives.split(","), preset=args.preset, gpu_flops=args.gpu_tflops * 1e12)
     print(pd.DataFrame(rows).drop(columns=["gpu_flops_assumed"]).round(3).to_string(index=False))
-    if args.json:
-        write_json(args.json, rows)
-        print(f"wrote {args.json}")
-    return 0
+    return _maybe_write(args.json, rows)
 
 
 def cmd_bench_train(args) -> int:
@@ -332,10 +334,7 @@ def cmd_bench_train(args) -> int:
     print(_table(rows, ["objective", "softmax", "batch", "steps", "sentences/s", "min/1000 batches", "peak memory"]))
     for name, ratio in out["speed_ratio"].items():
         print(f"speed ratio {name}: {ratio:.2f}x")
-    if args.json:
-        write_json(args.json, out)
-        print(f"wrote {args.json}")
-    return 0
+    return _maybe_write(args.json, out)
 
 
 def cmd_book_check(args) -> int:

@@ -43,6 +43,18 @@ def _peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 
 
+def _one_process_each(run, objectives, known, *args) -> list[dict]:
+    """``run(objective, *args)`` for each objective in a fresh process (its own peak memory), one after the other."""
+    unknown = [o for o in objectives if o not in known]
+    if unknown or not objectives:
+        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(known)}.")
+    runs = []
+    for objective in objectives:
+        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+            runs.append(pool.submit(run, objective, *args).result())
+    return runs
+
+
 def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, seconds: float, max_books: int | None,
              n_sampled: int, seed: int, device: str | None, batch_size: int = 0) -> dict:
     import torch
@@ -97,14 +109,8 @@ def bench_train(objectives=OBJECTIVES, *, hidden: int = 600, word_dim: int = 300
     """Train each objective for ``seconds`` in a fresh process, one after the other; return the
     measurements and the speed ratio (sentences per second) of the first objective to each other one.
     ``batch_size`` 0: each paper's batch size."""
-    unknown = [o for o in objectives if o not in OBJECTIVES]
-    if unknown or not objectives:
-        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(OBJECTIVES)}.")
-    runs = []
-    for objective in objectives:
-        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
-            runs.append(pool.submit(_run_one, objective, hidden, word_dim, vocab_size, seconds, max_books, n_sampled,
-                                    seed, device, batch_size).result())
+    runs = _one_process_each(_run_one, objectives, OBJECTIVES, hidden, word_dim, vocab_size, seconds, max_books,
+                             n_sampled, seed, device, batch_size)
     first = runs[0]
     ratios = {f"{first['objective']}/{r['objective']}": first["sentences_per_second"] / r["sentences_per_second"]
               for r in runs[1:]}
@@ -201,14 +207,8 @@ def bench_objectives(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "defa
     (:func:`~reproducer.flops.sgemm_peak`), padding waste (padded ÷ real token positions), peak memory; with
     ``profile_steps`` the top operators of that many more steps. ``overrides``: preset fields for every objective
     (e.g. ``max_books=50``)."""
-    unknown = [o for o in objectives if o not in FAMILY_OBJECTIVES]
-    if unknown or not objectives:
-        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(FAMILY_OBJECTIVES)}.")
-    runs = []
-    for objective in objectives:
-        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
-            runs.append(pool.submit(_run_family, objective, preset, seconds, seed, device, profile_steps,
-                                    overrides).result())
+    runs = _one_process_each(_run_family, objectives, FAMILY_OBJECTIVES, preset, seconds, seed, device,
+                             profile_steps, overrides)
     return {"settings": {"preset": preset, "seconds": seconds, "seed": seed, "profile_steps": profile_steps,
                          **overrides}, "runs": runs}
 
