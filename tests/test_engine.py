@@ -236,3 +236,37 @@ def test_epoch_cost_counts_an_epoch_without_training():
     (row,) = epoch_cost(["quick-thought"], preset="smoke", samples=3, gpu_flops=1e12, cpu_flops=1e9)
     assert row["batches_per_epoch"] > 0 and row["tflop_per_epoch"] > 0
     assert row["cpu_hours_per_epoch_at_sgemm_peak"] == pytest.approx(1000 * row["gpu_hours_per_epoch"])
+
+
+# ---- the CPU training path of the GRU encoders ----
+
+@pytest.mark.parametrize("bidirectional,single_bias", [(False, False), (True, False), (False, True), (True, True)])
+def test_packed_gru_equals_pytorchs_gru_values_and_gradients(bidirectional, single_bias):
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    from reproducer.encoders.recurrent import packed_gru_last
+
+    torch.manual_seed(0)
+    rnn = nn.GRU(7 + single_bias, 5, batch_first=True, bidirectional=bidirectional, bias=not single_bias).double()
+    x = torch.randn(6, 9, 7 + single_bias, dtype=torch.float64, requires_grad=True)
+    lengths = torch.tensor([3, 9, 1, 5, 9, 2])
+    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+    ours, theirs = packed_gru_last(rnn, packed), rnn(packed)[1]
+    torch.testing.assert_close(ours, theirs, atol=1e-10, rtol=0)
+    weights = torch.randn_like(ours)
+    grads = torch.autograd.grad((ours * weights).sum(), [x, *rnn.parameters()], retain_graph=True)
+    expected = torch.autograd.grad((theirs * weights).sum(), [x, *rnn.parameters()])
+    for a, b in zip(grads, expected):
+        torch.testing.assert_close(a, b, atol=1e-10, rtol=0)
+
+
+def test_recurrent_encoder_trains_and_encodes_alike():
+    from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
+
+    torch.manual_seed(0)
+    encoder = RecurrentEncoder(RecurrentConfig(30, 8, 6, bidirectional=True, single_bias=True))
+    ids, lengths = torch.randint(1, 30, (5, 7)), torch.tensor([7, 2, 5, 1, 7])
+    trained = encoder(ids, lengths)  # gradients on: the packed_gru_last path
+    with torch.no_grad():
+        encoded = encoder(ids, lengths)  # nn.GRU
+    torch.testing.assert_close(trained.detach(), encoded, atol=1e-6, rtol=0)
