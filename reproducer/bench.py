@@ -24,8 +24,6 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import numpy as np
-
 from reproducer.errors import ReproducerError
 
 OBJECTIVES = ("quick_thought", "skip_thought", "aae", "rae")
@@ -232,6 +230,8 @@ def epoch_cost(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "paper", sa
     ``samples`` batches of the epoch, times its batches), and the hours that takes at a sustained ``gpu_flops`` (an
     assumption: 100 TFLOP/s is about a third of an H100's dense bf16 rate) and at ``cpu_flops`` (default: the
     sgemm rate measured here). Builds each model without training it (a budget of 0 steps)."""
+    import numpy as np
+
     from reproducer.flops import sgemm_peak
     from reproducer.models import family
     from reproducer.presets import preset as preset_of

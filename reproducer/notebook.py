@@ -47,6 +47,16 @@ def slug(name: str) -> str:
     return name.replace("(", "").replace(")", "").replace(" ", "_")
 
 
+def model_files(folder: str | Path, name: str) -> dict[str, Path]:
+    """Model ``name``'s git-ignored files under a results folder: ``train`` (the training checkpoint, resumable),
+    ``encoder`` (the encoder bundle) and ``log`` (``python -m reproducer train``'s log), all in ``checkpoints/``. The one
+    rule shared by the notebooks and :mod:`reproducer.runs`, so a notebook finds a model trained from the command
+    line."""
+    folder = Path(folder) / "checkpoints"
+    return {kind: folder / f"{slug(name)}.{suffix}"
+            for kind, suffix in (("train", "train.pt"), ("encoder", "encoder.pt"), ("log", "log.json"))}
+
+
 def check_preset(preset: str) -> str:
     """Return ``preset`` if it is one of :data:`PRESETS`, else raise with the choices."""
     if preset not in PRESETS:
@@ -127,7 +137,7 @@ class NotebookRun:
 
     def bundle_path(self, name: str) -> Path:
         """Where model ``name``'s encoder bundle is saved (``checkpoints/<slug>.encoder.pt``, git-ignored)."""
-        return self.path(f"checkpoints/{slug(name)}.encoder.pt")
+        return model_files(self.dir, name)["encoder"]
 
     def model(self, name: str, fit: Callable[[Path], Any]):
         """Train-or-reload one model: this kernel's trained model if there is one; else ``fit(checkpoint)`` — which
@@ -136,7 +146,7 @@ class NotebookRun:
         :class:`~reproducer.train.Fitted`). Cached results of a model are read with :meth:`json`, so a re-executed
         notebook trains nothing; :meth:`has_model` says whether its encoder can be had without training."""
         if name not in self._models:
-            state = self.path(f"checkpoints/{slug(name)}.train.pt")
+            state = model_files(self.dir, name)["train"]
             if self.retrain:
                 state.unlink(missing_ok=True)
             fitted = fit(state)

@@ -49,7 +49,7 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
     ``overrides``: other preset fields, e.g. ``precision="bf16"``) on its chapter's data; write checkpoint, log and
     bundle under ``out``; return a summary (paths, steps, seconds, final loss)."""
     from reproducer.models import family, model
-    from reproducer.notebook import results_root, slug
+    from reproducer.notebook import model_files, results_root
     from reproducer.presets import preset as preset_of
     from reproducer.train import world
 
@@ -63,23 +63,22 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
         settings = dataclasses.replace(settings, max_seconds=seconds, max_steps=steps)
     device = _distributed(device)
     rank, size = world()
-    folder = Path(out) if out else results_root() / fam.chapter / preset
-    state = folder / "checkpoints" / f"{slug(name)}.train.pt"
-    state.parent.mkdir(parents=True, exist_ok=True)
+    files = model_files(Path(out) if out else results_root() / fam.chapter / preset, name)
+    files["train"].parent.mkdir(parents=True, exist_ok=True)
     evaluate = None
     if eval_tasks:
         from reproducer.evaluate.training_curve import curve_scores
 
         evaluate = curve_scores(eval_tasks, settings.eval_config)
     t0 = time.perf_counter()
-    fitted = fam.fit(entry.variant, settings, fam.training_data(entry.variant, settings), checkpoint=state,
+    fitted = fam.fit(entry.variant, settings, fam.training_data(entry.variant, settings), checkpoint=files["train"],
                      evaluate=evaluate, seed=seed, device=device, progress=progress and rank == 0)
     summary = {"model": name, "family": fam.name, "preset": settings.to_dict(), "seed": seed, "processes": size,
                "steps": fitted.log.step, "batches": fitted.log.batches, "training_seconds": fitted.log.seconds,
                "wall_seconds": time.perf_counter() - t0, "examples": fitted.log.examples,
                "final_loss": fitted.log.losses[-1]["loss"] if fitted.log.losses else None,
-               "checkpoint": str(state), "bundle": str(folder / "checkpoints" / f"{slug(name)}.encoder.pt"),
-               "log": str(folder / "checkpoints" / f"{slug(name)}.log.json"), "device": str(device)}
+               "checkpoint": str(files["train"]), "bundle": str(files["encoder"]), "log": str(files["log"]),
+               "device": str(device)}
     if rank == 0:
         fitted.encoder.save(summary["bundle"])
         write_json(summary["log"], {**summary, "log": fitted.log.to_dict()})

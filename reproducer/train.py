@@ -9,6 +9,7 @@ replays exactly the batches an uninterrupted run would have seen. The clock coun
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -142,24 +143,25 @@ def _save(path: Path, model, optimizer, log: TrainLog, config: TrainConfig, scal
 
 
 class _Prefetch:
-    """Builds the batches of the next steps in a background thread while the current step computes (the batches are
+    """Builds the batch of the next step in a background thread while the current step computes (the batches are
     pure functions of their index, so the order of building does not matter)."""
 
     def __init__(self, batches: Callable[[int], Any], pin: bool):
         from concurrent.futures import ThreadPoolExecutor
 
         self.batches, self.pin = batches, pin
-        self.pool, self.pending = ThreadPoolExecutor(max_workers=1, thread_name_prefix="batches"), {}
+        self.pool, self.next = ThreadPoolExecutor(max_workers=1, thread_name_prefix="batches"), (None, None)
 
     def _build(self, index: int):
         batch = self.batches(index)
         return batch.pin_memory() if self.pin and hasattr(batch, "pin_memory") else batch
 
     def get(self, index: int, ahead: int):
-        future = self.pending.pop(index, None)
-        batch = future.result() if future else self._build(index)
-        if ahead not in self.pending:
-            self.pending[ahead] = self.pool.submit(self._build, ahead)
+        """Batch ``index`` (built ahead when the previous call asked for it); start building batch ``ahead``."""
+        built, future = self.next
+        ready = future.result() if future else None  # never two builds at once: samplers cache their epoch
+        batch = ready if built == index else self._build(index)
+        self.next = (ahead, self.pool.submit(self._build, ahead))
         return batch
 
     def close(self) -> None:
@@ -183,8 +185,6 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     the averaged gradient is that of the mean of their losses; rank 0 evaluates and writes the checkpoint, which
     resumes with any number of processes.
     """
-    import contextlib
-
     device = default_device(device)
     rank, size = world()
     seed_everything(config.seed)
@@ -217,9 +217,12 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
         return ((config.max_steps is not None and log.step >= config.max_steps)
                 or (config.max_seconds is not None and log.seconds >= config.max_seconds))
 
+    timed = size > 1 and (config.max_seconds is not None or config.eval_every is not None)
+
     def agreed(seconds: float) -> float:
-        """Rank 0's clock on every rank, so that time budgets and evaluation points are the same for all."""
-        if size == 1:
+        """Rank 0's clock on every rank, so that time budgets and evaluation points are the same for all (a broadcast
+        per step, only when a budget or an evaluation point is in seconds)."""
+        if not timed:
             return seconds
         import torch.distributed as dist
 
@@ -275,13 +278,12 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
             log.step += 1
             log.batches += size
             log.examples += len(batch) * size
-            if log.step % config.log_every == 0 or log.step == 1:
-                value = check(loss)  # waits for the step to finish: the clock below stays honest
-                log.seconds = agreed(log.seconds + time.perf_counter() - t0)
+            record = log.step % config.log_every == 0 or log.step == 1
+            value = check(loss) if record else None  # waits for the step to finish: the clock stays honest
+            log.seconds = agreed(log.seconds + time.perf_counter() - t0)
+            if record:
                 log.losses.append({"step": log.step, "seconds": log.seconds, "loss": value})
                 bar.set_postfix(loss=f"{value:.3f}", rate=f"{log.examples_per_second:.0f}/s")
-            else:
-                log.seconds = agreed(log.seconds + time.perf_counter() - t0)
             bar.update(1)
             if next_eval is not None and log.seconds >= next_eval:
                 run_eval()

@@ -7,7 +7,7 @@ the vector of word ``i`` (zero for the padding, ``<unk>`` and the other specials
 no vocabulary expansion. Everything is loaded on first use, so a notebook whose results are cached pays only for
 what it reads::
 
-    data = FixedVectorData(CorpusConfig(max_books=settings.max_books), settings.word2vec_dim)
+    data = FixedVectorData.of(settings)   # a ConsensusPreset or an AutoencoderPreset
     fit_consensus("MV", settings, data.training_data(), ...)   # tokenizes the corpus once, here
 """
 from __future__ import annotations
@@ -27,6 +27,11 @@ class FixedVectorData:
         self.corpus_config, self.word2vec_dim = corpus_config, word2vec_dim
         self._corpora: dict = {}
         self._tokenized: dict = {}
+
+    @classmethod
+    def of(cls, preset) -> "FixedVectorData":
+        """The data of a preset with ``max_books`` and ``word2vec_dim`` (consensus maximisation, the autoencoders)."""
+        return cls(CorpusConfig(max_books=preset.max_books), preset.word2vec_dim)
 
     @cached_property
     def vectors(self):

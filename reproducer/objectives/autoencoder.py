@@ -222,10 +222,9 @@ def sentence_encoder(model: MeanMaxAAE, vocab, name: str, *, normalize_halves: b
 def training_data(variant: str, preset: AutoencoderPreset):
     """What :func:`fit_autoencoder` reads at ``preset``, as chapter 05 builds it (the fixed word2vec vectors of
     :class:`~reproducer.data.fixed_vectors.FixedVectorData`, most frequent words first)."""
-    from reproducer.data.corpus import CorpusConfig
     from reproducer.data.fixed_vectors import FixedVectorData
 
-    return FixedVectorData(CorpusConfig(max_books=preset.max_books), preset.word2vec_dim).training_data()
+    return FixedVectorData.of(preset).training_data()
 
 
 def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,

@@ -171,10 +171,9 @@ def batch_flops(model: Consensus, batch) -> float:
 def training_data(variant: str, preset: ConsensusPreset):
     """What :func:`fit_consensus` reads at ``preset``, as chapter 04 builds it: our word2vec of ``word2vec_dim``
     (cached on disk), the vocabulary of every word it covers and the training split as ids of it."""
-    from reproducer.data.corpus import CorpusConfig
     from reproducer.data.fixed_vectors import FixedVectorData
 
-    return FixedVectorData(CorpusConfig(max_books=preset.max_books), preset.word2vec_dim).training_data()
+    return FixedVectorData.of(preset).training_data()
 
 
 def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, checkpoint=None, evaluate=None,

@@ -44,11 +44,9 @@ class AutoencoderData:
     def load(cls, preset, seed: int = 0, held_out_batches: int = 16) -> "AutoencoderData":
         """Our word2vec of ``preset.word2vec_dim`` dimensions on the corpus of ``preset.max_books`` books (cached on
         disk), every word with a vector read by the encoder."""
-        from reproducer.data.corpus import CorpusConfig
         from reproducer.data.fixed_vectors import FixedVectorData
 
-        return cls(preset, FixedVectorData(CorpusConfig(max_books=preset.max_books), preset.word2vec_dim), seed,
-                   held_out_batches)
+        return cls(preset, FixedVectorData.of(preset), seed, held_out_batches)
 
     @property
     def vectors(self):
