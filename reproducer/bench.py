@@ -229,7 +229,7 @@ def epoch_cost(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "paper", sa
     """The useful training FLOPs of one epoch of our data at ``preset``'s sizes (``batch_flops`` averaged over
     ``samples`` batches of the epoch, times its batches), and the hours that takes at a sustained ``gpu_flops`` (an
     assumption: 100 TFLOP/s is about a third of an H100's dense bf16 rate) and at ``cpu_flops`` (default: the
-    sgemm rate measured here). Builds each model without training it (a budget of 0 steps)."""
+    sgemm rate measured here). Builds each model and trains it one step (the smallest budget a preset accepts)."""
     import numpy as np
 
     from reproducer.flops import sgemm_peak
@@ -241,7 +241,7 @@ def epoch_cost(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "paper", sa
     for objective in objectives:
         family_name, variant = FAMILY_OBJECTIVES[objective]
         fam = family(family_name)
-        settings = dataclasses.replace(preset_of(family_name, preset), max_steps=0, max_seconds=None)
+        settings = dataclasses.replace(preset_of(family_name, preset), max_steps=1, max_seconds=None)
         fitted = fam.fit(variant, settings, fam.training_data(variant, settings), seed=seed, device="cpu",
                          progress=False)
         steps = fitted.batches.__self__.steps_per_epoch

@@ -19,13 +19,57 @@ from typing import Any, Callable
 import torch
 from tqdm.auto import tqdm
 
+from reproducer import checkpoints
 from reproducer.errors import ReproducerError
-from reproducer.io import atomic_path
 from reproducer.runtime import default_device, inference, keep_freed_memory, seed_everything
 
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+EVAL_CONFIGS = ("prototype", "sklearn", "paper")  # the protocols of reproducer.evaluate
+CHOICES = {"optimizer": tuple(OPTIMIZERS), "precision": PRECISIONS, "eval_config": EVAL_CONFIGS}
+POSITIVE = {"lr", "clip", "max_seconds", "eval_every", "checkpoint_seconds", "temperature"}  # floats above 0
+ZERO_ALLOWED = {"seed", "bucket", "n_sampled"}  # integers that may be 0 (every other integer counts something: >= 1)
+BELOW_ONE = {"dropout", "label_smoothing"}  # probabilities
+DIVERGENCE = 10.0  # a loss this many times above its level (see train) stops the run
+_KIND_NAMES = {int: "an integer", float: "a number", bool: "True or False", str: "a string"}
+
+
+def check_settings(settings) -> None:
+    """Check every field of a settings dataclass against its annotation (``int``, ``float``, ``bool``, ``str``, each
+    optionally ``| None``) and its range: integers at least 1 (0 for :data:`ZERO_ALLOWED`), floats finite and at least
+    0 (above 0 for :data:`POSITIVE`, below 1 for :data:`BELOW_ONE`), the strings of :data:`CHOICES` among their
+    choices. One :class:`ReproducerError` lists every problem, naming the field, what it must be and the value."""
+    import typing
+
+    hints = typing.get_type_hints(type(settings))
+    problems = []
+    for f in fields(settings):
+        value, hint = getattr(settings, f.name), hints[f.name]
+        kinds = [k for k in typing.get_args(hint) if k is not type(None)] or [hint]
+        if value is None:
+            if type(None) not in typing.get_args(hint):
+                problems.append(f"{f.name} must be given (got None)")
+            continue
+        kind = kinds[0]
+        typed = (isinstance(value, bool) if kind is bool else
+                 isinstance(value, int) and not isinstance(value, bool) if kind is int else
+                 isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float else
+                 isinstance(value, kind))
+        if not typed:
+            problems.append(f"{f.name} must be {_KIND_NAMES[kind]}, got {value!r}")
+        elif kind in (int, float) and not math.isfinite(value):
+            problems.append(f"{f.name} must be finite, got {value!r}")
+        elif kind is int and value < (0 if f.name in ZERO_ALLOWED else 1):
+            problems.append(f"{f.name} must be at least {0 if f.name in ZERO_ALLOWED else 1}, got {value!r}")
+        elif kind is float and (value <= 0 if f.name in POSITIVE else value < 0):
+            problems.append(f"{f.name} must be {'above' if f.name in POSITIVE else 'at least'} 0, got {value!r}")
+        elif kind is float and f.name in BELOW_ONE and value >= 1:
+            problems.append(f"{f.name} must be below 1, got {value!r}")
+        elif f.name in CHOICES and value not in CHOICES[f.name]:
+            problems.append(f"{f.name} must be one of {', '.join(CHOICES[f.name])}, got {value!r}")
+    if problems:
+        raise ReproducerError(f"Invalid {type(settings).__name__}: " + "; ".join(problems) + ".")
 
 
 @dataclass(frozen=True)
@@ -41,6 +85,7 @@ class TrainConfig:
     eval_every: float | None = None  # training seconds between evaluations (None: only at the end)
     eval_steps: int | None = None  # or steps between evaluations (runs of different speeds compared step by step)
     checkpoint_every: int = 200  # steps between checkpoints
+    checkpoint_seconds: float = 300.0  # and wall-clock seconds between them (a killed run loses at most this much)
     seed: int = 0
     precision: str = "auto"  # auto: bf16 autocast on a CUDA GPU that has it, else fp16 + GradScaler; fp32 on a CPU
     compile: bool = False  # torch.compile the model (worth it for long GPU runs)
@@ -48,10 +93,7 @@ class TrainConfig:
     def __post_init__(self):
         if self.max_steps is None and self.max_seconds is None:
             raise ReproducerError("Give a budget: max_steps and/or max_seconds.")
-        if self.optimizer not in OPTIMIZERS:
-            raise ReproducerError(f"Unknown optimizer {self.optimizer!r}; choose one of {', '.join(OPTIMIZERS)}.")
-        if self.precision not in PRECISIONS:
-            raise ReproducerError(f"Unknown precision {self.precision!r}; choose one of {', '.join(PRECISIONS)}.")
+        check_settings(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,8 +114,17 @@ class Preset:
     precision: str = "auto"  # see TrainConfig: mixed precision on a GPU, fp32 on a CPU
     compile: bool = False
 
+    def __post_init__(self):
+        check_settings(self)
+
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def identity(self) -> dict:
+        """The fields that decide what a training run is (sizes, data, loss, optimiser): all but the name, the
+        budget and the evaluation schedule. A checkpoint resumes only under the same identity."""
+        schedule = {"name", "max_seconds", "max_steps", "eval_every", "eval_steps", "eval_config", "compile"}
+        return {k: v for k, v in self.to_dict().items() if k not in schedule}
 
     def train_config(self, seed: int = 0) -> TrainConfig:
         """The :class:`TrainConfig` of these optimiser and budget fields."""
@@ -133,13 +184,107 @@ def world() -> tuple[int, int]:
     return 0, 1
 
 
-def _save(path: Path, model, optimizer, log: TrainLog, config: TrainConfig, scaler=None) -> None:
+def _save(path: Path, model, optimizer, log: TrainLog, config: TrainConfig, identity: dict, scaler=None) -> None:
     state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "log": log.to_dict(),
-             "config": asdict(config)}
+             "config": asdict(config), "identity": identity}
     if scaler is not None:
         state["scaler"] = scaler.state_dict()
-    with atomic_path(path) as tmp:
-        torch.save(state, tmp)
+    checkpoints.save(state, path)
+
+
+def _fingerprint(batch) -> str:
+    """SHA-256 of a batch's contents (tensors, numbers and strings inside dataclasses, dicts and sequences): the data a
+    run trains on, recognised by its first batch."""
+    import dataclasses
+    import hashlib
+
+    digest = hashlib.sha256()
+
+    def feed(obj) -> None:
+        if isinstance(obj, torch.Tensor):
+            digest.update(f"{obj.dtype}{tuple(obj.shape)}".encode())
+            digest.update(obj.detach().cpu().contiguous().numpy().tobytes())
+        elif dataclasses.is_dataclass(obj):
+            for f in dataclasses.fields(obj):
+                feed(getattr(obj, f.name))
+        elif isinstance(obj, dict):
+            for key in sorted(obj, key=str):
+                feed(key), feed(obj[key])
+        elif isinstance(obj, (list, tuple)):
+            for item in obj:
+                feed(item)
+        else:
+            digest.update(repr(obj).encode())
+
+    feed(batch)
+    return digest.hexdigest()
+
+
+def run_identity(model: torch.nn.Module, config: TrainConfig, first_batch, settings: dict | None = None) -> dict:
+    """What a training run is, stored in its checkpoint: the optimiser settings of ``config`` (lr, clip, optimiser,
+    seed, precision), the caller's ``settings`` (a preset's :meth:`Preset.identity`: sizes, data, loss), the shape of
+    every parameter and a fingerprint of the first batch (the data)."""
+    return {"config": {k: getattr(config, k) for k in ("lr", "clip", "optimizer", "seed", "precision")},
+            "settings": dict(settings or {}),
+            "shapes": {name: list(t.shape) for name, t in model.state_dict().items()},
+            "data": _fingerprint(first_batch)}
+
+
+def _differences(old: dict, new: dict) -> list[str]:
+    """``name: old → new`` for every entry of two nested identities that differs."""
+    lines = []
+    for section in ("config", "settings", "shapes"):
+        before, now = old.get(section, {}), new.get(section, {})
+        for key in sorted(set(before) | set(now), key=str):
+            if before.get(key) != now.get(key):
+                lines.append(f"{key}: {before.get(key, '(absent)')} → {now.get(key, '(absent)')}")
+    if old.get("data") != new.get("data"):
+        lines.append("data: the first batch differs (another corpus, vocabulary, batch size or seed)")
+    return lines
+
+
+def _check_resume(path: Path, state: dict, identity: dict, config: TrainConfig) -> None:
+    """Refuse to resume ``state`` (read from ``path``) under another identity, or under a smaller budget than the
+    checkpoint has already trained past; extending the budget is allowed."""
+    fix = f"Delete {path} to train from scratch with the new settings, or restore the old ones."
+    if "identity" in state:
+        differences = _differences(state["identity"], identity)
+        if differences:
+            raise ReproducerError(f"{path} was trained with other settings, so it cannot be resumed with these:\n  "
+                                  + "\n  ".join(differences) + f"\n{fix}")
+    old, log = state["config"], state["log"]
+    for budget, position in (("max_steps", log["step"]), ("max_seconds", log["seconds"])):
+        new = getattr(config, budget)
+        if new is not None and (old.get(budget) is None or new < old[budget]) and position > new:
+            raise ReproducerError(f"{path} has already trained {position:g} {budget[4:]}, past the new {budget}={new:g}: "
+                                  f"resuming would return the longer-trained model. Delete it to train with the smaller "
+                                  f"budget, or give a budget of at least {position:g}.")
+
+
+class Diverged(ReproducerError):
+    """Training stopped because its loss is not finite or far above its level."""
+
+
+class _LossWatch:
+    """The loss records of a run, and the divergence test: a loss that is not finite, or more than
+    :data:`DIVERGENCE` times the larger of its first record (the loss at initialisation) and the median of the last ten
+    records."""
+
+    def __init__(self, records: list[dict]):
+        self.values = [r["loss"] for r in records]
+
+    def problem(self, value: float) -> str | None:
+        if not math.isfinite(value):
+            return f"the loss is {value}"
+        if self.values:
+            recent = sorted(self.values[-10:])
+            level = max(abs(self.values[0]), abs(recent[len(recent) // 2]))
+            if level > 0 and abs(value) > DIVERGENCE * level:
+                return f"the loss is {value:.4g}, more than {DIVERGENCE:g}× its level ({level:.4g})"
+        return None
+
+    def add(self, value: float) -> None:
+        self.values.append(value)
 
 
 class _Prefetch:
@@ -170,8 +315,16 @@ class _Prefetch:
 
 def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainConfig, *,
           checkpoint: str | Path | None = None, evaluate: Callable[[int], dict[str, float]] | None = None,
-          device=None, progress: bool = True, desc: str = "train") -> TrainLog:
+          device=None, progress: bool = True, desc: str = "train", settings: dict | None = None) -> TrainLog:
     """Train ``model`` on ``batches(index)`` under ``config``; resume from ``checkpoint`` when it exists.
+
+    Checkpoints you can trust: a checkpoint is written every ``checkpoint_every`` steps and every
+    ``checkpoint_seconds`` of wall-clock time, with a digest verified when it is read (:mod:`reproducer.checkpoints`).
+    It resumes only the same run: the same ``settings`` (e.g. a preset's :meth:`Preset.identity`), optimiser
+    settings, parameter shapes and data (the first batch's fingerprint) — a difference is refused with a message
+    naming each one; a larger budget is allowed, a smaller one than already trained is refused. Divergence stops
+    the run with :class:`Diverged` before anything is saved: a loss that is not finite, or more than
+    :data:`DIVERGENCE` times its level, at a loss record or a checkpoint, or non-finite weights at a checkpoint.
 
     ``evaluate(step)`` (called with the model in eval mode, after ``step`` finished steps) returns scores logged with
     the step and the training seconds so far, every ``eval_every`` seconds or ``eval_steps`` steps, and at the end.
@@ -195,8 +348,11 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None
     log = TrainLog()
     path = Path(checkpoint) if checkpoint else None
+    identity = run_identity(model, config, batches(0), settings)
     if path and path.is_file():
-        state = torch.load(path, map_location=device, weights_only=True)
+        state = checkpoints.load(path, what="training checkpoint", fix="Delete it to train from scratch.",
+                                 map_location=device)
+        _check_resume(path, state, identity, config)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         log = TrainLog(**state["log"])
@@ -230,11 +386,19 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
         dist.broadcast(clock, src=0)
         return float(clock.item())
 
+    watch, saved = _LossWatch(log.losses), {"step": log.step if path and path.is_file() else None,
+                                            "time": time.monotonic()}
+
     def check(loss: torch.Tensor) -> float:
+        """The loss's value, or :class:`Diverged` (nothing is saved after it)."""
         value = loss.item()
-        if not math.isfinite(value):
-            raise ReproducerError(f"The loss is {value} at step {log.step}: lower the learning rate (now {config.lr}) "
-                                  f"or check the batch.")
+        trouble = watch.problem(value)
+        if trouble:
+            kept = (f"The checkpoint {path} keeps step {saved['step']}, written before; resuming it repeats the same "
+                    f"steps with the same learning rate, so delete it and"
+                    if saved["step"] is not None else "No checkpoint was written:")
+            raise Diverged(f"Training diverged at step {log.step}: {trouble}. {kept} train again with a lower learning "
+                           f"rate (now {config.lr}) or a tighter gradient clip (now {config.clip}).")
         return value
 
     def run_eval() -> None:
@@ -250,7 +414,12 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     def save() -> None:
         if path and rank == 0:
             check(loss)
-            _save(path, model, optimizer, log, config, scaler)
+            bad = checkpoints.non_finite(model.state_dict())
+            if bad:
+                raise Diverged(f"Training diverged at step {log.step}: non-finite weights in {', '.join(bad[:3])}; "
+                               f"nothing was saved. Train again with a lower learning rate (now {config.lr}).")
+            _save(path, model, optimizer, log, config, identity, scaler)
+            saved.update(step=log.step, time=time.monotonic())
 
     prefetch = _Prefetch(batches, pin=device.type == "cuda")
     bar = tqdm(total=config.max_steps, initial=log.step, desc=desc, unit="step", disable=not progress or rank != 0)
@@ -282,6 +451,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
             value = check(loss) if record else None  # waits for the step to finish: the clock stays honest
             log.seconds = agreed(log.seconds + time.perf_counter() - t0)
             if record:
+                watch.add(value)
                 log.losses.append({"step": log.step, "seconds": log.seconds, "loss": value})
                 bar.set_postfix(loss=f"{value:.3f}", rate=f"{log.examples_per_second:.0f}/s")
             bar.update(1)
@@ -290,7 +460,8 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
                 next_eval += config.eval_every
             elif config.eval_steps and log.step % config.eval_steps == 0:
                 run_eval()
-            if log.step % config.checkpoint_every == 0:
+            if (log.step % config.checkpoint_every == 0
+                    or time.monotonic() - saved["time"] >= config.checkpoint_seconds):
                 save()
     finally:
         prefetch.close()
@@ -337,6 +508,6 @@ def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], 
     ``device``."""
     fitted = Fitted(encoder, module, batches=batches)
     fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
-                       progress=progress, desc=name,
+                       progress=progress, desc=name, settings=preset.identity(),
                        evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
     return fitted

@@ -13,6 +13,7 @@ import pytest
 import torch
 from torch import nn
 
+from reproducer import checkpoints
 from reproducer.data.batches import SentenceBatch
 from reproducer.errors import ReproducerError
 from reproducer.flops import rnn_token_macs, sgemm_peak, training_flops
@@ -75,13 +76,13 @@ def _torchrun(processes: int, checkpoint: Path, steps: int) -> None:
 
 
 def _parameters(checkpoint: Path) -> dict:
-    return torch.load(checkpoint, weights_only=True)["model"]
+    return checkpoints.load(checkpoint)["model"]
 
 
 def test_two_processes_under_torchrun_equal_one_process_averaging_their_batches(tmp_path):
     checkpoint = tmp_path / "ddp.pt"
     _torchrun(2, checkpoint, steps=3)
-    state = torch.load(checkpoint, weights_only=True)
+    state = checkpoints.load(checkpoint)
     assert state["log"]["step"] == 3 and state["log"]["batches"] == 6
     reference = _reference([2, 2, 2]).state_dict()
     for name, value in _parameters(checkpoint).items():
@@ -113,7 +114,7 @@ def test_a_nan_loss_is_caught_at_the_next_loss_record():
             return super().forward(batch) * float("nan")
 
     config = dataclasses.replace(tiny_config(20), log_every=5)
-    with pytest.raises(ReproducerError, match="loss is nan at step 1"):
+    with pytest.raises(ReproducerError, match="diverged at step 1: the loss is nan"):
         train(Exploding(), tiny_batches, config, device="cpu", progress=False)
 
 
@@ -193,7 +194,7 @@ def test_train_command_writes_the_notebooks_files_and_resumes(tmp_path, capsys):
     assert main(["train", "uni-QT", "--preset", "smoke", "--steps", "3", "--out", str(tmp_path), "--quiet"]) == 0
     assert "3 steps" in capsys.readouterr().out
     assert main(["train", "uni-QT", "--preset", "smoke", "--steps", "5", "--out", str(tmp_path), "--quiet"]) == 0
-    state = torch.load(tmp_path / "checkpoints" / "uni-QT.train.pt", weights_only=True)
+    state = checkpoints.load(tmp_path / "checkpoints" / "uni-QT.train.pt")
     assert state["log"]["step"] == 5 and state["log"]["losses"][0]["step"] == 1  # resumed, not restarted
     encoder = load_encoder(tmp_path / "checkpoints" / "uni-QT.encoder.pt")
     assert encoder.encode(["a short sentence ."]).shape == (1, 2 * preset("quick-thought", "smoke").hidden)

@@ -340,7 +340,7 @@ def test_train_config_knows_adagrad():
         from reproducer.objectives.paraphrase import fit_paraphrastic
 
         fit_paraphrastic("GRU", preset("paraphrastic", "smoke"), None)
-    with pytest.raises(ReproducerError, match="Unknown optimizer"):
+    with pytest.raises(ReproducerError, match="optimizer must be one of adam, adagrad"):
         TrainConfig(max_steps=1, optimizer="sgd")
 
 

@@ -84,7 +84,7 @@ def test_bundle_round_trip(encoder, tmp_path):
     torch.save({"model": {}}, tmp_path / "ckpt.pt")
     with pytest.raises(ReproducerError, match="not an encoder bundle"):
         load_encoder(tmp_path / "ckpt.pt")
-    with pytest.raises(ReproducerError, match="No encoder file"):
+    with pytest.raises(ReproducerError, match="No encoder bundle"):
         load_encoder(tmp_path / "missing.pt")
 
 

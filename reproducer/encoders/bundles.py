@@ -1,6 +1,7 @@
 """Encoder bundles that describe themselves: what a saved encoder is, so that loading it needs no list of kinds.
 
-A bundle is one ``torch.save`` file (loaded with ``weights_only=True``) holding plain data::
+A bundle is one file of :mod:`reproducer.checkpoints` (a digest verified on loading, ``weights_only=True``) holding
+plain data::
 
     {"format": "reproducer-encoder/2", "kind": "TokenEncoder", "name": "uni-skip",
      "modules": ["reproducer.encoders.trained", "reproducer.encoders.recurrent"],   # where its classes live
@@ -23,11 +24,10 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-import torch
 from torch import nn
 
+from reproducer import checkpoints
 from reproducer.errors import ReproducerError
-from reproducer.io import atomic_path
 
 FORMAT = "reproducer-encoder/2"
 _KINDS: dict[str, type] = {}
@@ -84,11 +84,8 @@ def new_bundle(encoder, **fields) -> dict:
 
 
 def save_encoder(encoder, path: str | Path) -> Path:
-    """Write ``encoder.to_bundle()`` atomically to ``path``."""
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        torch.save(encoder.to_bundle(), tmp)
-    return path
+    """Write ``encoder.to_bundle()`` atomically to ``path``, with its digest."""
+    return checkpoints.save(encoder.to_bundle(), path)
 
 
 def from_bundle(bundle: dict, device=None, **options):
@@ -107,9 +104,8 @@ def load_encoder(path: str | Path, device=None, **options):
     ``options`` are the kind's load-time choices: ``view`` and ``pooling`` for consensus models,
     ``normalize_halves`` for the mean-max autoencoders."""
     path = Path(path)
-    if not path.is_file():
-        raise ReproducerError(f"No encoder file at {path}.")
-    bundle = torch.load(path, map_location="cpu", weights_only=True)
+    bundle = checkpoints.load(path, what="encoder bundle",
+                              fix="Delete it and train the model again (python -m reproducer train, or the chapter).")
     try:
         return from_bundle(bundle, device, **options)
     except ReproducerError as e:

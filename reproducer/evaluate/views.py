@@ -62,14 +62,17 @@ class ProjectionSnapshots:
 
     def load(self) -> dict[int, torch.Tensor]:
         """Every kept step's projection (empty when none was kept)."""
-        return torch.load(self.path, weights_only=True) if self.path.is_file() else {}
+        from reproducer import checkpoints
+
+        return checkpoints.load(self.path, what="projection snapshot file") if self.path.is_file() else {}
 
     def keep(self, step: int, view) -> None:
         """Add ``view.proj.weight`` (a :class:`~reproducer.encoders.multiview.LinearView`) as step ``step``."""
         snapshots = self.load()
+        from reproducer import checkpoints
+
         snapshots[step] = view.proj.weight.detach().cpu().clone()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(snapshots, self.path)
+        checkpoints.save(snapshots, self.path)
 
     def encoder(self, step: int, vectors, vocab, dim: int):
         """Single-view g as it was at ``step`` (over the fixed ``vectors`` of ``vocab``, size ``dim``): its
