@@ -25,10 +25,13 @@ import json
 import os
 import sys
 import time
+import warnings
 
 from reproducer.bench import FAMILY_OBJECTIVES, bench_table
-from reproducer.errors import ReproducerError
-from reproducer.io import write_json
+from reproducer.errors import ReproducerError, ReproducerWarning
+from reproducer.io import check_writable, write_json
+
+_CLOSED_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a command whose reader went away (`| head`)
 
 
 def _size(n: float) -> str:
@@ -45,16 +48,50 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-def cmd_data_list(args: argparse.Namespace) -> None:
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0  # not a number: the same message
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _verified(name: str, failed: dict) -> int:
+    """The files of dataset ``name`` that pass verification; a dataset with some files on disk but not all good goes
+    into ``failed`` (name -> {path: why}). A dataset not fetched at all has not failed."""
+    from reproducer.data import dataset
+    from reproducer.data.registry import problems
+
+    total, bad = len(dataset(name).files), problems(name)
+    if bad and sum(why == "missing" for why in bad.values()) < total:  # some of it is on disk
+        failed[name] = bad
+    return total - len(bad)
+
+
+def cmd_data_list(args: argparse.Namespace) -> int:
     from reproducer.data import all_datasets, data_dir, mirror, status
 
-    rows = []
+    rows, failed = [], {}
     for name, ds in all_datasets().items():
-        present, total = status(name, verify=args.verify)
+        total = len(ds.files)
+        present = _verified(name, failed) if args.verify else status(name)[0]
         state = "yes" if present == total else ("no" if present == 0 else f"partial ({present}/{total})")
         rows.append([name, str(total), _size(ds.size), state, ds.description])
     print(_table(rows, ["dataset", "files", "size", "verified" if args.verify else "cached", "description"]))
     print(f"\ncache: {data_dir()}\nsource: {mirror() or 'upstream URLs (set REPRODUCER_DATA_MIRROR to use a mirror)'}")
+    if not failed:
+        return 0
+    print("\nfailed verification:")
+    for bad in failed.values():
+        for path, why in bad.items():
+            print(f"{path}: {why}")
+    count = sum(len(bad) for bad in failed.values())
+    print(f"error: {count} file(s) failed verification; fetch them again: python -m reproducer data fetch "
+          f"{' '.join(failed)}", file=sys.stderr)
+    return 1
 
 
 def cmd_data_fetch(args: argparse.Namespace) -> None:
@@ -137,9 +174,13 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             for report in reports if isinstance(reports, list) else [reports]:
                 print(f"vocabulary expansion with {args.expand}: fitted on {report.shared:,} shared words "
                       f"(R² {report.r2:.3f}), {report.added:,} words added")
-    elif args.expand:
-        raise ReproducerError("--expand applies to a trained encoder file, not to a baseline.")
+    elif args.expand or args.normalize_halves:
+        option = "--expand" if args.expand else "--normalize-halves"
+        raise ReproducerError(f"{option} applies to a trained encoder file, not to a baseline.")
     else:
+        from reproducer.encoders.trained import refuse_view_options
+
+        refuse_view_options(args.encoder, {"view": args.view, "pooling": args.pooling})
         encoder = load_baseline(args.encoder)
     t0 = time.perf_counter()
     results = evaluate(encoder, [t.name for t in tasks], args.config, progress=not args.quiet)
@@ -177,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, func, help_ in (("build", cmd_corpus_build, "build (or reuse) the tokenized corpus"),
                               ("stats", cmd_corpus_stats, "corpus statistics (Skip-Thoughts Table 1 form)")):
         p = corpus.add_parser(name, help=help_)
-        p.add_argument("--max-books", type=int, default=None, help="first N books of each split only")
+        p.add_argument("--max-books", type=positive_int, default=None, help="first N books of each split only")
         p.add_argument("--cased", action="store_true", help="keep case (default: lower-case)")
         if name == "stats":
             p.add_argument("--json", help="also write the statistics to this JSON file")
@@ -190,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = vectors.add_parser("word2vec", help="train (or reuse) word2vec on the corpus and check it")
     p.add_argument("--dim", type=int, default=300)
     p.add_argument("--epochs", type=int, default=5)
-    p.add_argument("--max-books", type=int, default=None)
+    p.add_argument("--max-books", type=positive_int, default=None)
     p.add_argument("--cased", action="store_true")
     p.add_argument("--retrain", action="store_true")
     p.add_argument("--json", help="also write the record to this JSON file")
@@ -243,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default="default", help="model sizes and batch sizes of this preset (default: default)")
     p.add_argument("--seconds", type=float, default=30, help="training seconds per objective (default 30)")
     p.add_argument("--profile-steps", type=int, default=0, help="then profile this many steps: top operators")
-    p.add_argument("--max-books", type=int, default=None, help="corpus books (default: the preset's)")
+    p.add_argument("--max-books", type=positive_int, default=None, help="corpus books (default: the preset's)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--json", help="write the measurements to this file")
@@ -260,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--word-dim", type=int, default=300, help="word vector size W (default 300)")
     p.add_argument("--vocab", type=int, default=20000, help="vocabulary size incl. specials (default 20000)")
     p.add_argument("--seconds", type=float, default=60, help="training seconds per objective (default 60)")
-    p.add_argument("--max-books", type=int, default=None, help="corpus books per split (default: all)")
+    p.add_argument("--max-books", type=positive_int, default=None, help="corpus books per split (default: all)")
     p.add_argument("--n-sampled", type=int, default=0, help="skip-thought sampled softmax size (default 0: exact)")
     p.add_argument("--batch-size", type=int, default=0, help="one batch size for all (default: each paper's)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
@@ -356,14 +397,38 @@ def cmd_book_smoke(args) -> int:
     return 0
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """The library's warnings as one ``warning:`` line on stderr; any other as Python prints it."""
+    if issubclass(category, ReproducerWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null once its reader has gone, so that Python's flush at exit stays quiet."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit status: 0, 1 when a check failed, 2 for an error (one ``error:`` line), 141 when
+    the reader of the output went away."""
     args = build_parser().parse_args(argv)
     try:
-        args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            if getattr(args, "json", None):
+                check_writable(args.json, "--json file")  # before the work, not after it
+            code = args.func(args) or 0
+        sys.stdout.flush()  # a closed pipe fails here, not in Python's flush at exit
     except ReproducerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    return 0
+    except BrokenPipeError:
+        _silence_stdout()
+        return _CLOSED_PIPE
+    return code
 
 
 if __name__ == "__main__":

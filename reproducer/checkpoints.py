@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 import torch
 
-from reproducer.errors import ReproducerError
+from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.io import atomic_path
 
 FORMAT = "reproducer-digest/1"
@@ -90,7 +90,7 @@ def load(path: str | Path, *, what: str = "checkpoint", fix: str = "Delete it an
         obj = _read(io.BytesIO(payload), what, path, fix, map_location)
     else:
         warnings.warn(f"{path} has no stored checksum (written before reproducer checked them): only its weights' "
-                      f"finiteness is verified.", stacklevel=2)
+                      f"finiteness is verified.", ReproducerWarning, stacklevel=2)
         if map_location != "cpu":
             obj = _read(path, what, path, fix, map_location)
     bad = non_finite(obj)

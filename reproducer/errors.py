@@ -37,3 +37,11 @@ class TruncatedGzipError(DataError):
 
 class NotCachedError(DataError):
     """A dataset is needed but not in the local cache, and fetching it needs the user's say-so."""
+
+
+class ReproducerWarning(UserWarning):
+    """Base class of the warnings this library gives: the run goes on, but its numbers may mean little."""
+
+
+class DegenerateEmbeddingWarning(ReproducerWarning):
+    """An encoder gave the same vector for every sentence of a task: its scores are those of chance."""

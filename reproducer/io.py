@@ -1,13 +1,43 @@
 """Atomic writes: results, caches and checkpoints are written to a temporary file in the same
-folder and renamed into place, so an interrupted run never leaves a half-written file."""
+folder and renamed into place, so an interrupted run never leaves a half-written file.
+
+The temporary files are named ``.<name>.<random>.part``; :func:`remove_stale_parts` clears those a killed
+process left behind. Files written here get the permissions any other file would (``0o666`` less the umask),
+not ``tempfile``'s private ``0o600``.
+"""
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
+
+from reproducer.errors import ReproducerError
+
+STALE_PART_SECONDS = 3600  # a temporary file untouched this long has lost its writer (writers touch it each chunk)
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where Linux shows it (``/proc/self/status``); elsewhere
+    set and restored at once (racy only against another thread creating files in that instant)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def follow_umask(path: str | Path) -> None:
+    """Give ``path`` (made private by ``tempfile``) the mode a plain ``open``/``mkdir`` would have given it."""
+    path = Path(path)
+    os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~current_umask())
 
 
 @contextmanager
@@ -20,9 +50,48 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        follow_umask(tmp_path)
         os.replace(tmp_path, path)
     finally:
         tmp_path.unlink(missing_ok=True)
+
+
+def remove_stale_parts(folder: str | Path, older_than: float = STALE_PART_SECONDS) -> list[Path]:
+    """Delete the temporary files of :func:`atomic_path` in ``folder`` not modified for ``older_than`` seconds
+    (left by a killed process; a live writer's file is newer, so concurrent writers are safe). Returns them."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    cutoff = time.time() - older_than
+    removed = []
+    for part in folder.glob(".*.part"):
+        try:
+            if part.is_file() and part.stat().st_mtime < cutoff:
+                part.unlink()
+                removed.append(part)
+        except FileNotFoundError:  # another process removed it first
+            pass
+    return removed
+
+
+def existing_ancestor(path: str | Path) -> Path:
+    """``path`` itself if it exists, else its nearest ancestor that does ("/" at the latest)."""
+    path = Path(path).absolute()
+    return next(p for p in (path, *path.parents) if os.path.exists(p))
+
+
+def check_writable(path: str | Path, what: str = "output file") -> Path:
+    """``path`` if a file can be written there: it is not a folder, and its nearest existing ancestor is a writable
+    folder (missing folders below it are made when writing). Creates nothing; :class:`ReproducerError` otherwise."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise ReproducerError(f"The {what} {path} is a folder; give a file name (e.g. {path / 'results.json'}).")
+    ancestor = existing_ancestor(path.parent)
+    if not ancestor.is_dir():
+        raise ReproducerError(f"Cannot write the {what} {path}: {ancestor} is a file, not a folder.")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ReproducerError(f"Cannot write the {what} {path}: the folder {ancestor} is not writable.")
+    return path
 
 
 def write_text(path: str | Path, text: str) -> None:

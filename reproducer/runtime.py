@@ -15,6 +15,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from reproducer.errors import ReproducerError
+
 
 def seed_everything(seed: int) -> None:
     """Seed Python, NumPy and PyTorch (CPU and CUDA): same seed and machine, same numbers."""
@@ -26,13 +28,37 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)  # seeds CUDA too
 
 
-def default_device(prefer: str | None = None):
-    """``torch.device(prefer)`` if given, else CUDA when available, else CPU."""
+def default_device(prefer=None):
+    """``prefer`` (``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` or a ``torch.device``) once checked to exist on this
+    machine, else CUDA when available, else CPU. :class:`ReproducerError` for an unknown or unavailable device."""
     import torch
 
-    if prefer:
-        return torch.device(prefer)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not prefer:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(prefer)
+    except (RuntimeError, TypeError):
+        raise ReproducerError(f"Unknown device {prefer!r}: use cpu, cuda (cuda:N for the N-th GPU) or mps.") from None
+    _check_available(device)
+    return device
+
+
+def _check_available(device) -> None:
+    """:class:`ReproducerError` saying why a CUDA or MPS ``device`` cannot be used here (and that ``cpu`` can)."""
+    import torch
+
+    fallback = "--device cpu (device='cpu') works on every machine."
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ReproducerError(f"Device {str(device)!r} asked for, but CUDA is not available on this machine (no "
+                                  f"NVIDIA GPU, or a CPU-only PyTorch); {fallback}")
+        count = torch.cuda.device_count()
+        if device.index is not None and device.index >= count:
+            raise ReproducerError(f"Device {str(device)!r} asked for, but this machine has {count} GPU(s), "
+                                  f"cuda:0 to cuda:{count - 1}; {fallback}")
+    elif device.type == "mps" and not torch.backends.mps.is_available():
+        raise ReproducerError(f"Device 'mps' asked for, but MPS (Apple's GPU) is not available on this machine; "
+                              f"{fallback}")
 
 
 @contextmanager

@@ -39,7 +39,7 @@ from reproducer.data.loaders import load_gutenberg_books
 from reproducer.data.registry import data_dir, dataset, require
 from reproducer.data.tokenize import split_sentences, tokenize
 from reproducer.errors import DataError
-from reproducer.io import write_json
+from reproducer.io import follow_umask, write_json
 
 BUILDER_VERSION = 5  # bump whenever the processing changes: it is part of the cache key
 SPLITS = ("train", "valid")
@@ -60,6 +60,10 @@ class CorpusConfig:
     lowercase: bool = True
     max_books: int | None = None
     min_tokens: int = 1
+
+    def __post_init__(self):
+        if self.max_books is not None and self.max_books < 1:  # a slice [:0] or [:-1] would build a wrong corpus
+            raise DataError(f"max_books must be None (all books) or at least 1, got {self.max_books!r}.")
 
     def key(self, input_checksums: str) -> str:
         blob = json.dumps({"config": asdict(self), "version": BUILDER_VERSION, "inputs": input_checksums},
@@ -230,6 +234,7 @@ def build_corpus(config: CorpusConfig = CorpusConfig(), *, workers: int | None =
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
+    follow_umask(tmp)  # not mkdtemp's private 0o700 once renamed into place
     try:
         stats = {}
         for split in SPLITS:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import gzip
 import hashlib
+import http.client
 import json
 import os
 import urllib.error
@@ -29,7 +30,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
@@ -43,9 +44,10 @@ from reproducer.errors import (
     TruncatedGzipError,
     UnknownDatasetError,
 )
-from reproducer.io import atomic_path
+from reproducer.io import atomic_path, existing_ancestor, remove_stale_parts
 
 _CHUNK = 1 << 20
+_TIMEOUT = 60  # seconds a download may wait for the server (to connect, or between two reads)
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -110,7 +112,12 @@ def data_dir() -> Path:
     """The download cache: ``REPRODUCER_DATA_DIR``, else ``<checkout>/data``, else ``~/.cache``."""
     env = os.environ.get("REPRODUCER_DATA_DIR")
     if env:
-        return Path(env).expanduser().resolve()
+        path = Path(env).expanduser().resolve()
+        found = existing_ancestor(path)
+        if not found.is_dir():
+            raise DataError(f"REPRODUCER_DATA_DIR={env!r} cannot hold the data cache: {found} is a file, not a folder. "
+                            "Point it at a folder (made if missing), or unset it to use the default cache.")
+        return path
     if (_PACKAGE_ROOT / "pyproject.toml").is_file():
         return _PACKAGE_ROOT / "data"
     return Path.home() / ".cache" / "reproducer" / "data"
@@ -182,26 +189,44 @@ def verify_file(path: Path, entry: FileEntry) -> None:
 _VERIFIED: dict[Path, tuple[int, int]] = {}  # path -> (size, mtime_ns) when last verified
 
 
-def _is_valid(path: Path, entry: FileEntry) -> bool:
-    """Whether ``path`` holds the registered content (hashed once per process and file version)."""
+def _problem(path: Path, entry: FileEntry) -> str | None:
+    """Why ``path`` does not hold the registered content (``"missing"``, ``"checksum mismatch"``, ...), or ``None``
+    when it does (hashed once per process and file version)."""
     try:
         st = path.stat()
-    except OSError:
-        return False
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as e:
+        return f"unreadable ({e.strerror or e})"
     stamp = (st.st_size, st.st_mtime_ns)
     if _VERIFIED.get(path) == stamp:
-        return True
+        return None
     try:
         verify_file(path, entry)
-    except DataError:
-        return False
+    except TruncatedGzipError:
+        return "truncated gzip file"
+    except ChecksumMismatchError:
+        return "checksum mismatch"
+    except OSError as e:
+        return f"unreadable ({e.strerror or e})"
     _VERIFIED[path] = stamp
-    return True
+    return None
+
+
+def _is_valid(path: Path, entry: FileEntry) -> bool:
+    """Whether ``path`` holds the registered content."""
+    return _problem(path, entry) is None
+
+
+def problems(name: str) -> dict[Path, str]:
+    """The files of dataset ``name`` missing from the cache or failing verification, each with why."""
+    root = data_dir()
+    return {root / f.path: why for f in dataset(name).files if (why := _problem(root / f.path, f))}
 
 
 def _open_source(url: str):
     try:
-        return urllib.request.urlopen(url, timeout=60)  # noqa: S310 (http/https/file only)
+        return urllib.request.urlopen(url, timeout=_TIMEOUT)  # noqa: S310 (http/https/file only)
     except (urllib.error.URLError, OSError, ValueError) as e:
         raise MirrorUnreachableError(
             f"Could not read {url}: {e}. Check your network or point REPRODUCER_DATA_MIRROR at a "
@@ -236,8 +261,34 @@ def _source_of(entry: FileEntry, source: str | None) -> tuple[str, bool, bool]:
     return source.rstrip("/") + "/" + entry.path, False, False
 
 
-def _copy_stream(src, dst, bar: tqdm) -> None:
-    while chunk := src.read(_CHUNK):
+def _interrupted(location: str, received: int, reason: str) -> MirrorUnreachableError:
+    return MirrorUnreachableError(
+        f"Reading {location} broke off after {received:,} bytes ({reason}): the connection stalled or dropped. "
+        "Nothing was written to the cache; fetch again to retry (`python -m reproducer data fetch`)."
+    )
+
+
+def _chunks(src, location: str) -> Iterator[bytes]:
+    """The bytes of the open source ``src``, chunk by chunk. A read that times out (``_TIMEOUT``) or fails, or a body
+    shorter than its ``Content-Length``, is a :class:`MirrorUnreachableError` naming ``location``."""
+    headers = getattr(src, "headers", None)
+    length = headers.get("Content-Length") if headers is not None else None
+    received = 0
+    while True:
+        try:
+            chunk = src.read(_CHUNK)
+        except (OSError, http.client.HTTPException) as e:  # OSError: timeouts, resets and URLError
+            raise _interrupted(location, received, str(e) or type(e).__name__) from e
+        if not chunk:
+            break
+        received += len(chunk)
+        yield chunk
+    if length is not None and length.isdigit() and received < int(length):
+        raise _interrupted(location, received, f"{int(length) - received:,} bytes of {int(length):,} never came")
+
+
+def _copy_stream(src, location: str, dst, bar: tqdm) -> None:
+    for chunk in _chunks(src, location):
         dst.write(chunk)
         bar.update(len(chunk))
 
@@ -246,11 +297,11 @@ def _download(location: str, is_local: bool, gzip_here: bool, entry: FileEntry, 
     """Stream one source into the open file ``dst``; upstream plain text is hashed, then gzipped."""
     with (open(location, "rb") if is_local else _open_source(location)) as src:
         if not gzip_here:
-            _copy_stream(src, dst, bar)
+            _copy_stream(src, location, dst, bar)
             return
         h = hashlib.sha256()
         with gzip.GzipFile(fileobj=dst, mode="wb", mtime=0) as gz:
-            while chunk := src.read(_CHUNK):
+            for chunk in _chunks(src, location):
                 h.update(chunk)
                 gz.write(chunk)
                 bar.update(len(chunk))
@@ -303,6 +354,8 @@ def fetch(names: str | Iterable[str] | None = "all", *, force: bool = False,
     out = []
     for name in _names(names):
         ds = dataset(name)
+        for folder in {(root / f.path).parent for f in ds.files}:
+            remove_stale_parts(folder)  # left by a fetch that was killed
         todo = [f for f in ds.files if force or not _is_valid(root / f.path, f)]
         if todo:
             with tqdm(total=sum(f.size for f in todo), unit="B", unit_scale=True,

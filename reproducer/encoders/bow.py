@@ -20,6 +20,7 @@ from tqdm.auto import tqdm
 
 from reproducer.data.tokenize import tokenize
 from reproducer.data.vectors import WordVectors
+from reproducer.encoders.inputs import check_sentences
 
 
 def _tokens(sentence: str, lowercase: bool) -> list[str]:
@@ -53,6 +54,7 @@ class WordAverageEncoder:
         return (w @ self.vectors.vectors[rows]) / len(rows)
 
     def encode(self, sentences: list[str], batch_size: int = 1024, show_progress_bar: bool = False) -> np.ndarray:
+        sentences = check_sentences(sentences)
         out = np.zeros((len(sentences), self.dim), dtype=np.float32)
         for i, s in enumerate(tqdm(sentences, desc=f"encode {self.name}", disable=not show_progress_bar,
                                    leave=False, mininterval=1.0)):
@@ -96,6 +98,7 @@ class RandomEncoder:
         self.matrix = np.random.default_rng(seed).standard_normal((buckets, dim), dtype=np.float32)
 
     def encode(self, sentences: list[str], batch_size: int = 1024, show_progress_bar: bool = False) -> np.ndarray:
+        sentences = check_sentences(sentences)
         out = np.zeros((len(sentences), self.dim), dtype=np.float32)
         for i, s in enumerate(tqdm(sentences, desc=f"encode {self.name}", disable=not show_progress_bar,
                                    leave=False, mininterval=1.0)):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from reproducer.encoders.inputs import check_sentences
 from reproducer.errors import ReproducerError
 from reproducer.runtime import default_device
 
@@ -46,5 +47,5 @@ class MiniLMEncoder:
         self.model = SentenceTransformer(str(_model_folder()), device=str(default_device(device)))
 
     def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
-        return self.model.encode(sentences, batch_size=batch_size, show_progress_bar=show_progress_bar,
-                                 convert_to_numpy=True)
+        return self.model.encode(check_sentences(sentences), batch_size=batch_size,
+                                 show_progress_bar=show_progress_bar, convert_to_numpy=True)

@@ -23,6 +23,7 @@ from torch import nn
 
 from reproducer.encoders.bundles import build_module, encoder_kind, module_spec, new_bundle, python_modules, \
     save_encoder, savable
+from reproducer.encoders.inputs import check_sentences
 from reproducer.encoders.layers import fixed_embedding, pool, remove_top_component
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
@@ -121,6 +122,7 @@ class ViewEncoder:
         return len(self.columns)
 
     def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
+        sentences = check_sentences(sentences)
         missing = list(dict.fromkeys(s for s in sentences if s not in self.cache))
         if missing:
             self.cache.update(zip(missing, self.tokens.encode(missing, batch_size, show_progress_bar)))
@@ -144,6 +146,7 @@ class EnsembleEncoder(ConcatEncoder):
         self.combine = combine
 
     def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
+        sentences = check_sentences(sentences)
         if self.combine == "concat":
             return super().encode(sentences, batch_size, show_progress_bar)
         parts = [e.encode(sentences, batch_size, show_progress_bar) for e in self.encoders]
@@ -164,6 +167,7 @@ class ViewSet:
 
     def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
         """The unsupervised rule's ensemble of the views (the only view for a single-view variant)."""
+        sentences = check_sentences(sentences)
         if self._default is None:
             encoders = self.encoders("unsupervised", prefix="")
             self._default = encoders.get("ensemble") or next(iter(encoders.values()))

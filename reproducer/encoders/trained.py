@@ -24,6 +24,7 @@ from reproducer.data.vectors import WordVectors
 from reproducer.data.vocab import SPECIALS, Vocabulary
 from reproducer.encoders.bundles import (build_module, encoder_kind, from_bundle, module_spec, new_bundle,
                                          python_modules, save_encoder)
+from reproducer.encoders.inputs import check_sentences
 from reproducer.errors import ReproducerError
 from reproducer.runtime import default_device, inference
 
@@ -62,6 +63,14 @@ def expand_embeddings(vocab: Vocabulary, embeddings: np.ndarray, vectors: WordVe
     return expanded, np.concatenate([embeddings, mapped.astype(embeddings.dtype)]), Expansion(len(shared), len(new), r2)
 
 
+def refuse_view_options(name: str, options: dict) -> None:
+    """:class:`ReproducerError` if ``options`` hold a choice that only consensus encoders take (``view``,
+    ``pooling``): encoder ``name`` has no views, and silently ignoring the choice would mislabel its scores."""
+    if any(options.get(key) is not None for key in ("view", "pooling")):
+        raise ReproducerError(f"{name} has no views: the options view and pooling (--view, --pooling) apply only to "
+                              "multi-view (consensus) encoders.")
+
+
 @encoder_kind
 class TokenEncoder:
     """``encode(sentences) -> (n, d)`` for a trained id-to-vector module and its vocabulary."""
@@ -82,7 +91,7 @@ class TokenEncoder:
         return sentence_ids(self.vocab, sentence, lowercase=self.lowercase).tolist()  # empty: one <unk>
 
     def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
-        rows = [self.ids(s) for s in sentences]
+        rows = [self.ids(s) for s in check_sentences(sentences)]
         order = np.argsort([len(r) for r in rows], kind="stable")
         out = np.zeros((len(rows), self.dim), dtype=np.float32)
         with inference(self.module):
@@ -113,6 +122,7 @@ class TokenEncoder:
     def from_bundle(cls, bundle: dict, device=None, **options) -> "TokenEncoder":
         """The encoder of :meth:`to_bundle`; ``options`` set attributes of the module that has them (e.g. the
         autoencoder's ``normalize_halves``)."""
+        refuse_view_options(bundle["name"], options)
         module = build_module(bundle["module"])
         module.load_state_dict(bundle["state_dict"])
         for key, value in options.items():
@@ -138,6 +148,7 @@ class ConcatEncoder:
         self.encoders, self.name = list(encoders), name
 
     def encode(self, sentences: list[str], batch_size: int = 128, show_progress_bar: bool = False) -> np.ndarray:
+        sentences = check_sentences(sentences)
         return np.concatenate([e.encode(sentences, batch_size, show_progress_bar) for e in self.encoders], axis=1)
 
     @property
@@ -159,6 +170,7 @@ class ConcatEncoder:
 
     @classmethod
     def from_bundle(cls, bundle: dict, device=None, **options) -> "ConcatEncoder":
+        refuse_view_options(bundle["name"], options)
         return cls([from_bundle(part, device, **options) for part in bundle["parts"]], bundle["name"])
 
     def save(self, path: str | Path) -> Path:

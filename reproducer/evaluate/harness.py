@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -17,7 +18,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from reproducer.encoders.base import Encoder
-from reproducer.errors import ReproducerError
+from reproducer.errors import DegenerateEmbeddingWarning, ReproducerError
 from reproducer.evaluate.tasks import CONFIGS, TASKS, EvalConfig, Task, resolve_tasks
 from reproducer.io import write_json
 
@@ -45,16 +46,30 @@ def sentences_of(data: Any) -> list[str]:
     return list(seen)
 
 
+def check_vectors(vectors: np.ndarray, n: int, encoder: str, task: str | None = None) -> None:
+    """Raise unless ``vectors`` are ``n`` finite rows; warn (:class:`DegenerateEmbeddingWarning`) when every row is
+    the same (e.g. all zero): the encoder then tells no sentence apart, and its scores are chance level."""
+    where = f" on task {task}" if task else ""
+    if vectors.ndim != 2 or len(vectors) != n:
+        raise ReproducerError(f"Encoder {encoder!r} returned shape {vectors.shape} for {n} sentences{where}; "
+                              f"expected ({n}, dim).")
+    if not np.all(np.isfinite(vectors)):
+        rows = int((~np.isfinite(vectors)).any(axis=1).sum())
+        raise ReproducerError(f"Encoder {encoder!r} returned NaN or infinite values{where} ({rows} of {n} "
+                              "sentences): a diverged training run or a broken checkpoint?")
+    if n > 1 and np.all(vectors == vectors[0]):
+        warnings.warn(f"{encoder} is degenerate (constant vectors){where}: it gave the same vector for all {n} "
+                      "sentences, so its scores mean nothing (chance level). An untrained, collapsed or zeroed model?",
+                      DegenerateEmbeddingWarning, stacklevel=3)
+
+
 def encode_unique(encoder: Encoder, sentences: list[str], batch_size: int = 128,
-                  progress: bool = False) -> dict[str, np.ndarray]:
-    """Encode each sentence once, in length-sorted order, and return a sentence -> vector map."""
+                  progress: bool = False, task: str | None = None) -> dict[str, np.ndarray]:
+    """Encode each sentence once, in length-sorted order, and return a sentence -> vector map (vectors checked with
+    :func:`check_vectors`; ``task`` names the task in its messages)."""
     order = sorted(sentences, key=lambda s: (len(s.split()), s))
     vectors = np.asarray(encoder.encode(order, batch_size=batch_size, show_progress_bar=progress))
-    if vectors.ndim != 2 or len(vectors) != len(order):
-        raise ReproducerError(f"Encoder {getattr(encoder, 'name', encoder)!r} returned shape {vectors.shape} "
-                              f"for {len(order)} sentences; expected ({len(order)}, dim).")
-    if not np.all(np.isfinite(vectors)):
-        raise ReproducerError(f"Encoder {getattr(encoder, 'name', encoder)!r} returned NaN or infinite values.")
+    check_vectors(vectors, len(order), getattr(encoder, "name", type(encoder).__name__), task)
     return dict(zip(order, vectors))
 
 
@@ -111,7 +126,7 @@ def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config
         t0 = time.perf_counter()
         data = task.load()
         sentences = sentences_of(data)
-        table = encode_unique(encoder, sentences, config.batch_size, progress=progress)
+        table = encode_unique(encoder, sentences, config.batch_size, progress=progress, task=task.name)
         t1 = time.perf_counter()
 
         def embed(batch: list[str]) -> np.ndarray:
