@@ -1,20 +1,32 @@
-"""Conventions shared by every notebook of the book: presets, seeds, the results store, one plot style.
+"""Conventions shared by every notebook of the book: parameters, presets, seeds, the results store, one plot style.
 
-A notebook's first code cell is tagged ``parameters`` (so ``papermill --help-notebook`` lists it) and
-starts with ``preset``; its next cell calls :func:`start`::
+A notebook's first code cell is tagged ``parameters`` (so ``papermill --help-notebook`` lists it): one annotated
+assignment per parameter (``seed: int = 0  # help``), ``preset`` first. Its set-up cell calls :func:`start`, which
+reads that cell, coerces papermill's values (``-p retrain false`` is the string ``"false"``) to the declared types in
+the notebook's namespace, and returns the run's results store::
 
-    run = start("00_data", preset, seed=seed, retrain=retrain)
-    stats = run.json("corpus_stats", lambda: compute_stats())      # reused when present
+    run = start("00_data", globals())
+    run.settings({"lr": settings.lr, "tasks": tasks})                # what the results depend on besides parameters
+    stats = run.json("corpus_stats", lambda: compute_stats())       # reused when stored under the same key
     table = run.frame("benchmarks", lambda: build_table())          # CSV
 
-Results live in ``results/<notebook>/<preset>/`` (``REPRODUCER_RESULTS_DIR`` overrides ``results/``):
-metrics as JSON, curves and tables as CSV. They are written atomically and reused on the next run
-unless ``retrain=True``, so re-executing a notebook to rebuild its prose or plots costs seconds.
+Results live in ``results/<notebook>/<preset>/`` (``REPRODUCER_RESULTS_DIR`` overrides ``results/``) when every
+parameter has its default (the book's run), else in ``results/<notebook>/<preset>+<label>/`` (e.g.
+``default+seed=1``), so an experiment never overwrites the book's results nor resumes its checkpoints: metrics as
+JSON, curves and tables as CSV, written atomically. Each result is stored with its *key* — the preset, every
+parameter but ``retrain``, and the settings declared with :meth:`NotebookRun.settings` (``device`` left out) — in the
+folder's ``cache_keys.json``; a stored result is reused only under the same key (never with ``retrain=True``), so
+re-executing a notebook to rebuild its prose or plots costs seconds, and a changed setting recomputes what it
+changed, saying why.
 """
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
+import math
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +41,11 @@ from reproducer.runtime import seed_everything
 PRESETS = ("smoke", "default", "paper")
 _REQUIRED = object()
 _CHECKOUT = Path(__file__).resolve().parents[1]
+#: The manifest of a results folder: each stored result's key (see :func:`result_key`).
+KEY_FILE = "cache_keys.json"
+#: The types a parameter may be annotated with, by annotation.
+TYPES = {"str": str, "int": int, "float": float, "bool": bool}
+_BOOLS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
 def results_root() -> Path:
@@ -74,36 +91,274 @@ def set_style() -> None:
                          "axes.titlesize": "medium", "axes.titleweight": "bold", "legend.frameon": False})
 
 
+# --- Parameters: declared by the notebook's parameters cell, coerced by start() -----------------------------------
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a notebook's parameters cell: ``name: type = default  # help``."""
+
+    name: str
+    type: type
+    default: Any
+
+
+def notebook_path(notebook: str) -> Path:
+    """The notebook file ``notebook`` (e.g. ``"00_data"``): the checkout's ``notebooks/<notebook>.ipynb``, else
+    ``<notebook>.ipynb`` in the working folder (papermill runs a notebook in its own folder)."""
+    for path in (_CHECKOUT / "notebooks" / f"{notebook}.ipynb", Path.cwd() / f"{notebook}.ipynb"):
+        if path.is_file():
+            return path
+    raise ReproducerError(f"No notebook {notebook!r}: neither {_CHECKOUT / 'notebooks'} nor {Path.cwd()} has "
+                          f"{notebook}.ipynb, whose parameters cell declares its parameters.")
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the checkout when it is inside it (``notebooks/00_data.ipynb``), else as given."""
+    path = Path(path).resolve()
+    return path.relative_to(_CHECKOUT).as_posix() if path.is_relative_to(_CHECKOUT) else str(path)
+
+
+def read_parameters(path: str | Path) -> dict[str, Parameter]:
+    """The parameters declared by the notebook's cell tagged ``parameters``, in order: each a top-level assignment
+    annotated with one of :data:`TYPES` whose default is a literal (the cell is parsed, never run)."""
+    path = Path(path)
+    where = f"{_shown(path)}'s parameters cell"
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    cell = next((c for c in cells if c["cell_type"] == "code" and "parameters" in c["metadata"].get("tags", [])), None)
+    if cell is None:
+        raise ReproducerError(f"{_shown(path)}: no code cell is tagged 'parameters'.")
+    source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+    declared = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            raise ReproducerError(f"{where}: parameter {', '.join(names)} has no type annotation (str, int, float or "
+                                  f"bool).")
+        if not isinstance(node, ast.AnnAssign) or not isinstance(node.target, ast.Name):
+            continue
+        name, annotation = node.target.id, ast.unparse(node.annotation)
+        if annotation not in TYPES or node.value is None:
+            raise ReproducerError(f"{where}: parameter {name} must be annotated str, int, float or bool and given a "
+                                  f"default, not `{ast.unparse(node)}`.")
+        declared[name] = Parameter(name, TYPES[annotation], ast.literal_eval(node.value))
+    return declared
+
+
+def coerce(parameter: Parameter, value: Any, where: str = "its parameters cell") -> Any:
+    """``value`` (as papermill passes it: ``-p seed 1`` is ``1``, ``-p retrain false`` the string ``"false"``) as a
+    value of ``parameter``'s type, or a :class:`ReproducerError` naming the parameter, its type and the value.
+
+    A bool is True/False, 1/0 or one of the strings true/false/yes/no/1/0 (any case); an int an int, or a string or
+    float holding an integer (``"7"``, ``7.0``; not ``1.5``, nor a bool); a float a number or a numeric string; a str a
+    str. Numbers must be finite and ≥ 0 (no parameter of the book is meaningfully negative); ``preset`` one of
+    :data:`PRESETS`."""
+    kind, result = parameter.type, None
+    if kind is bool:
+        if isinstance(value, bool):
+            result = value
+        elif isinstance(value, int) and value in (0, 1):
+            result = bool(value)
+        elif isinstance(value, str):
+            result = _BOOLS.get(value.strip().lower())
+    elif kind is str:
+        result = value if isinstance(value, str) else None
+    elif not isinstance(value, bool) and isinstance(value, (int, float, str)):
+        try:
+            number = float(value) if not isinstance(value, int) else value
+        except ValueError:
+            number = None
+        if number is not None and math.isfinite(number) and number >= 0:
+            if kind is float:
+                result = float(number)
+            elif float(number).is_integer():
+                result = int(number) if isinstance(number, float) else number
+    if result is None:
+        article = "an" if kind is int else "a"
+        rule = " ≥ 0" if kind in (int, float) else ", true/false/yes/no/1/0," if kind is bool else ""
+        raise ReproducerError(f"Parameter {parameter.name} must be {article} {kind.__name__}{rule} ({where}), "
+                              f"got {value!r}.")
+    if parameter.name == "preset" and result not in PRESETS:
+        raise ReproducerError(f"Parameter preset must be one of {', '.join(PRESETS)} ({where}), got {value!r}.")
+    return result
+
+
+def default_parameters(path: str | Path) -> dict[str, Any]:
+    """Every parameter of the notebook at ``path`` at its declared default (coerced: ``max_seconds: float = 0`` is
+    ``0.0``)."""
+    where = f"{_shown(Path(path))}'s parameters cell"
+    return {name: coerce(p, p.default, where) for name, p in read_parameters(path).items()}
+
+
+def folder_label(changed: dict[str, Any]) -> str:
+    """The suffix of a results folder for parameters that differ from their defaults: readable ``name=value`` pairs,
+    sorted and joined by ``,`` (``length_sample=7,seed=1``, ``encoders=glove-bow,sif-glove``) when that is shorter
+    than 60 characters and every value is made of ``[A-Za-z0-9._,-]`` (no ``=``, so the label reads one way only),
+    else ``p`` and 10 hex digits of their SHA-256. The folder's ``parameters.json`` lists them either way."""
+    texts = {name: str(value) for name, value in sorted(changed.items())}
+    label = ",".join(f"{name}={text}" for name, text in texts.items())
+    if len(label) < 60 and all(re.fullmatch(r"[A-Za-z0-9._,-]*", text) for text in texts.values()):
+        return label
+    return "p" + hashlib.sha256(json.dumps(changed, sort_keys=True).encode()).hexdigest()[:10]
+
+
+# --- Result keys: what produced a result, recorded in each results folder's cache_keys.json -----------------------
+
+
+def _plain(obj: Any) -> Any:
+    """``obj`` as it reads back from JSON (tuples become lists, keys strings): the form keys are compared in."""
+    return json.loads(json.dumps(obj, ensure_ascii=False))
+
+
+def _without_device(obj: Any) -> Any:
+    """``obj`` with every entry named ``device`` left out: the device does not change what a run is."""
+    if isinstance(obj, dict):
+        return {k: _without_device(v) for k, v in obj.items() if k != "device"}
+    if isinstance(obj, list):
+        return [_without_device(v) for v in obj]
+    return obj
+
+
+def result_key(preset: str, parameters: dict[str, Any], settings: Any) -> dict:
+    """The key of a result: the preset, the notebook's parameters (``retrain`` left out: it changes whether a result
+    is recomputed, not what it is) and the settings the notebook declared (entries named ``device`` left out), in the
+    plain form JSON gives back."""
+    parameters = {name: value for name, value in parameters.items() if name != "retrain"}
+    return _plain({"preset": preset, "parameters": parameters, "settings": _without_device(settings)})
+
+
+def book_key(notebook: str, preset: str, settings: Any, *, path: str | Path | None = None) -> dict:
+    """The key of the book's run of ``notebook`` (every parameter at its default) at ``preset`` with ``settings``."""
+    parameters = {**default_parameters(path or notebook_path(notebook)), "preset": preset}
+    return result_key(preset, parameters, settings)
+
+
+def key_id(key: dict) -> str:
+    """A short id of ``key``: 12 hex digits of the SHA-256 of its canonical JSON."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:12]
+
+
+def read_keys(folder: str | Path) -> dict:
+    """A results folder's manifest, ``{"keys": {id: key}, "results": {file: id}}`` (files relative to the folder,
+    with ``/``); empty when the folder has none."""
+    path = Path(folder) / KEY_FILE
+    if not path.is_file():
+        return {"keys": {}, "results": {}}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def recorded_key(folder: str | Path, file: str) -> dict | None:
+    """The key ``file`` (relative to ``folder``) was stored under, ``None`` when none was recorded."""
+    manifest = read_keys(folder)
+    return manifest["keys"].get(manifest["results"].get(file))
+
+
+def record_keys(folder: str | Path, keys: dict[str, dict]) -> None:
+    """Record each file's key (``{file: key}``) in ``folder``'s manifest, written atomically; keys that no file
+    uses any more are dropped."""
+    manifest = read_keys(folder)
+    for file, key in keys.items():
+        manifest["keys"][key_id(key)] = key
+        manifest["results"][file] = key_id(key)
+    used = set(manifest["results"].values())
+    write_json(Path(folder) / KEY_FILE, {"keys": {i: k for i, k in manifest["keys"].items() if i in used},
+                                         "results": dict(sorted(manifest["results"].items()))})
+
+
+def _flat(key: dict) -> dict[str, Any]:
+    """A key as ``{name: value}``: parameters by name (``seed``), settings by dotted path (``settings.lr``)."""
+    flat = {"preset": key.get("preset"), **key.get("parameters", {})}
+
+    def walk(prefix: str, obj: Any) -> None:
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                walk(f"{prefix}.{k}", v)
+        else:
+            flat[prefix] = obj
+
+    walk("settings", key.get("settings", {}))
+    return flat
+
+
+def key_difference(old: dict, new: dict, most: int = 3) -> str:
+    """What changed from key ``old`` to key ``new``, readable: ``seed 0 → 1; settings.lr 0.001 → 0.002``."""
+
+    def text(value: Any) -> str:
+        shown = "(none)" if value is _REQUIRED else json.dumps(value, ensure_ascii=False)
+        return shown if len(shown) <= 40 else shown[:39] + "…"
+
+    before, after = _flat(old), _flat(new)
+    changes = [f"{name} {text(before.get(name, _REQUIRED))} → {text(after.get(name, _REQUIRED))}"
+               for name in [*after, *(n for n in before if n not in after)]
+               if before.get(name, _REQUIRED) != after.get(name, _REQUIRED)]
+    more = f"; and {len(changes) - most} more" if len(changes) > most else ""
+    return "; ".join(changes[:most]) + more if changes else "key recorded differently"
+
+
 @dataclass
 class NotebookRun:
-    """One execution of a notebook at one preset: where its results go and whether to recompute them."""
+    """One execution of a notebook at one preset: where its results go and whether to recompute them.
+
+    :func:`start` makes it from the notebook's parameters: ``parameters`` holds every one of them but ``retrain``,
+    ``changed`` those that differ from their defaults (they name the results folder). Made directly
+    (``NotebookRun("01_skip_thoughts", "default")``) it is the book's run, e.g. to read another chapter's models."""
 
     notebook: str
     preset: str
     seed: int = 0
     retrain: bool = False
+    parameters: dict = field(default_factory=dict)
+    changed: dict = field(default_factory=dict)
+    _settings: Any = field(default_factory=dict, repr=False)
     _models: dict = field(default_factory=dict, repr=False)
 
     @property
     def dir(self) -> Path:
-        return results_root() / self.notebook / self.preset
+        """``results/<notebook>/<preset>/``, or ``results/<notebook>/<preset>+<label>/`` (:func:`folder_label`) for
+        non-default parameters."""
+        folder = f"{self.preset}+{folder_label(self.changed)}" if self.changed else self.preset
+        return results_root() / self.notebook / folder
 
     def path(self, name: str) -> Path:
         return self.dir / name
 
+    @property
+    def key(self) -> dict:
+        """The key this run's results are stored under (:func:`result_key`)."""
+        return result_key(self.preset, {"preset": self.preset, "seed": self.seed, **self.parameters}, self._settings)
+
+    def settings(self, obj: Any) -> Path:
+        """Declare what the results depend on besides the parameters (the preset's settings, the tasks…): it joins
+        the key of every result stored after this call (entries named ``device`` excepted), and is written to
+        ``settings.json`` like :meth:`record`. Call it before the first result."""
+        self._settings = _plain(obj)
+        return self.record("settings", obj)
+
+    def reusable(self, file: str) -> bool:
+        """Whether the stored result ``file`` (e.g. ``"table8.json"``) would be reused: it exists, was stored under
+        this run's key, and ``retrain`` is off."""
+        return not self.retrain and self.path(file).is_file() and recorded_key(self.dir, file) == self.key
+
     def _cached(self, path: Path, compute: Callable[[], Any], load: Callable[[Path], Any],
                 save: Callable[[Path, Any], None]) -> Any:
+        file, shown, key = path.relative_to(self.dir).as_posix(), path.relative_to(results_root().parent), self.key
+        why = None
         if path.is_file() and not self.retrain:
-            print(f"[reused] {path.relative_to(results_root().parent)}")
-            return load(path)
+            recorded = recorded_key(self.dir, file)
+            if recorded == key:
+                print(f"[reused] {shown}")
+                return load(path)
+            why = "no key recorded" if recorded is None else key_difference(recorded, key)
         t0 = time.perf_counter()
         value = compute()
         save(path, value)
-        print(f"[computed in {time.perf_counter() - t0:.1f} s] {path.relative_to(results_root().parent)}")
+        record_keys(self.dir, {file: key})
+        took = f"{time.perf_counter() - t0:.1f} s"
+        print(f"[recomputed in {took}: {why}] {shown}" if why else f"[computed in {took}] {shown}")
         return value
 
     def json(self, name: str, compute: Callable[[], Any]) -> Any:
-        """``results/<notebook>/<preset>/<name>.json``: loaded if present (unless ``retrain``), else computed."""
+        """``<run.dir>/<name>.json``: loaded if stored under this run's key (unless ``retrain``), else computed."""
         return self._cached(self.path(f"{name}.json"), compute,
                             lambda p: json.loads(p.read_text(encoding="utf-8")), write_json)
 
@@ -119,7 +374,8 @@ class NotebookRun:
         return self._cached(self.path(f"{name}.csv"), compute, pd.read_csv, save)
 
     def record(self, name: str, obj: Any) -> Path:
-        """Always write ``<name>.json`` (e.g. the effective settings of this execution)."""
+        """Always write ``<name>.json`` (e.g. a table the notebook rebuilds on every execution); no key is recorded:
+        it is never reused."""
         path = self.path(f"{name}.json")
         write_json(path, obj)
         return path
@@ -177,12 +433,39 @@ class NotebookRun:
         return path
 
 
-def start(notebook: str, preset: str, *, seed: int = 0, retrain: bool = False) -> NotebookRun:
-    """Validate the preset, seed everything, set the plot style; return the run's results store."""
-    run = NotebookRun(notebook, check_preset(preset), seed, retrain)
-    seed_everything(seed)
+def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> NotebookRun:
+    """Set up a notebook's execution from its parameters, as its set-up cell does: ``run = start("00_data",
+    globals())``.
+
+    Reads the parameters declared by the notebook's parameters cell (``path``, by default :func:`notebook_path`),
+    coerces each one's value in ``namespace`` to its declared type (:func:`coerce`: papermill's ``-p retrain false``
+    becomes ``False``) and writes it back there for the cells that follow; seeds everything with ``seed``; sets the
+    plot style; returns the run's results store. Parameters that differ from their defaults (``retrain`` and
+    ``preset`` aside) give the run its own results folder, listed in its ``parameters.json``."""
+    path = Path(path) if path else notebook_path(notebook)
+    where = f"{_shown(path)}'s parameters cell"
+    declared, defaults = read_parameters(path), default_parameters(path)
+    if "preset" not in declared:
+        raise ReproducerError(f"{where}: declares no `preset`.")
+    values = {}
+    for name, parameter in declared.items():
+        if name not in namespace:
+            raise ReproducerError(f"Parameter {name} is not defined: run {where} first.")
+        values[name] = namespace[name] = coerce(parameter, namespace[name], where)
+    changed = {name: value for name, value in values.items()
+               if name not in ("preset", "retrain") and value != defaults[name]}
+    run = NotebookRun(notebook, values["preset"], values.get("seed", 0), values.get("retrain", False),
+                      parameters={name: value for name, value in values.items() if name != "retrain"},
+                      changed=changed)
+    if changed:
+        write_json(run.path("parameters.json"), changed)
+    seed_everything(run.seed)
     set_style()
-    print(f"{notebook}: preset={preset} seed={seed} retrain={retrain} results={run.dir}")
+    header = (f"{notebook}: preset={run.preset} seed={run.seed} retrain={run.retrain} "
+              f"results={run.dir.relative_to(results_root().parent).as_posix()}")
+    if changed:
+        header += " (non-default parameters: " + ", ".join(f"{n}={v!r}" for n, v in changed.items()) + ")"
+    print(header)
     return run
 
 
@@ -215,8 +498,6 @@ def check_outputs(paths: list[str | Path]) -> None:
 
 def _assigned_names(source: str) -> list[str]:
     """Names assigned at the top level of a cell, in order."""
-    import ast
-
     names = []
     for node in ast.parse(source).body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
@@ -224,9 +505,19 @@ def _assigned_names(source: str) -> list[str]:
     return names
 
 
+def _calls_start(source: str, notebook: str) -> bool:
+    """Whether a cell calls ``start("<notebook>", globals())``."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "start"
+               and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == notebook
+               and ast.unparse(node.args[1]) == "globals()"
+               for node in ast.walk(ast.parse(source)))
+
+
 def check_conventions(path: str | Path) -> dict:
-    """The book's notebook conventions, checked: the first code cell is tagged ``parameters`` and
-    starts with ``preset``; it and the set-up cell after it are tagged ``hide-input``; returns the parameters papermill infers (name -> type, default, help)."""
+    """The book's notebook conventions, checked: the first code cell is tagged ``parameters``, starts with
+    ``preset`` and annotates every parameter with str, int, float or bool (what :func:`start` coerces to); it and the
+    set-up cell after it are tagged ``hide-input``; the set-up cell calls ``start("<notebook>", globals())``. Returns
+    the parameters papermill infers (name -> type, default, help)."""
     import nbformat
     from papermill import inspect_notebook
 
@@ -251,6 +542,10 @@ def check_conventions(path: str | Path) -> dict:
     missing = [n for n, p in params.items() if p["inferred_type_name"] == "None" or not p["help"]]
     if missing:
         raise ReproducerError(f"{path}: parameters without a type annotation or comment: {missing}.")
+    read_parameters(path)
+    if len(plumbing) < 2 or not _calls_start(plumbing[1].source, Path(path).stem):
+        raise ReproducerError(f"{path}: the set-up cell after the parameters cell must call "
+                              f"start(\"{Path(path).stem}\", globals()) (it coerces papermill's parameters).")
     return {n: {"type": p["inferred_type_name"], "default": p["default"], "help": p["help"]}
             for n, p in params.items()}
 

@@ -26,8 +26,9 @@ def test_presets():
         check_preset("fast")
 
 
-def test_results_are_computed_once_then_reused(results):
-    run = start("nb", "smoke", seed=3)
+def test_results_are_computed_once_then_reused(results, tmp_path):
+    nbformat.write(_notebook(GOOD), tmp_path / "nb.ipynb")
+    run = start("nb", {"preset": "smoke", "seed": 0}, path=tmp_path / "nb.ipynb")
     calls = []
 
     def compute():
@@ -53,8 +54,11 @@ def test_frames_round_trip_and_are_per_preset(results):
         default.frame("table", lambda: {"not": "a frame"})
 
 
-def _notebook(params: str, executed: bool = True, error: bool = False, tag: str = "parameters"):
-    nb = new_notebook(cells=[new_markdown_cell("# title"), new_code_cell(params), new_code_cell("x = 1")],
+SETUP = 'from reproducer.notebook import start\n\nrun = start("nb", globals())\n'
+
+
+def _notebook(params: str, executed: bool = True, error: bool = False, tag: str = "parameters", setup: str = SETUP):
+    nb = new_notebook(cells=[new_markdown_cell("# title"), new_code_cell(params), new_code_cell(setup)],
                       metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     nb.cells[1].metadata["tags"] = [tag, "hide-input"]
     nb.cells[2].metadata["tags"] = ["hide-input"]
@@ -68,16 +72,20 @@ def _notebook(params: str, executed: bool = True, error: bool = False, tag: str 
 GOOD = 'preset: str = "default"  # smoke | default | paper\nseed: int = 0  # the seed\n'
 
 
-@pytest.mark.parametrize("params, tag, message", [
-    (GOOD, "other", "tagged 'parameters'"),
-    ('seed: int = 0  # the seed\npreset: str = "default"  # which\n', "parameters", "first parameter must be `preset`"),
-    ('preset: str = "default"  # which\nseed = 0\n', "parameters", "without a type annotation or comment"),
-    (GOOD + "budget: float | None = None  # seconds\n", "parameters", "cannot read the parameters \\['budget'\\]"),
-    (GOOD + "steps: int = 0  # 0 = the preset's\n", "parameters", "cannot read the parameters \\['steps'\\]"),
+@pytest.mark.parametrize("params, tag, message, setup", [
+    (GOOD, "other", "tagged 'parameters'", SETUP),
+    ('seed: int = 0  # the seed\npreset: str = "default"  # which\n', "parameters", "first parameter must be `preset`",
+     SETUP),
+    ('preset: str = "default"  # which\nseed = 0\n', "parameters", "without a type annotation or comment", SETUP),
+    (GOOD + "budget: float | None = None  # seconds\n", "parameters", "cannot read the parameters \\['budget'\\]", SETUP),
+    (GOOD + "steps: int = 0  # 0 = the preset's\n", "parameters", "cannot read the parameters \\['steps'\\]", SETUP),
+    (GOOD + "names: list = []  # which\n", "parameters", "names must be annotated str, int, float or bool", SETUP),
+    (GOOD, "parameters", 'must call start\\("nb", globals\\(\\)\\)', 'run = start("nb", preset, seed=seed)'),
+    (GOOD, "parameters", 'must call start\\("nb", globals\\(\\)\\)', 'run = start("other", globals())'),
 ])
-def test_conventions_are_enforced(tmp_path, params, tag, message):
+def test_conventions_are_enforced(tmp_path, params, tag, message, setup):
     path = tmp_path / "nb.ipynb"
-    nbformat.write(_notebook(params, tag=tag), path)
+    nbformat.write(_notebook(params, tag=tag, setup=setup), path)
     with pytest.raises(ReproducerError, match=message):
         check_conventions(path)
 

@@ -18,7 +18,7 @@ from reproducer.data.vocab import SPECIALS, Vocabulary  # noqa: E402
 from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.evaluate.word_neighbours import (MISSING, nearest_words, neighbour_words, weight_extremes,  # noqa: E402
                                                  word_weights)
-from reproducer.notebook import NotebookRun  # noqa: E402
+from reproducer.notebook import NotebookRun, record_keys  # noqa: E402
 from reproducer.report import paraphrase_claims, paraphrase_training as pt, similarity_tables as st  # noqa: E402
 from reproducer.report.plots import difference_heatmap, ours_and_paper_lines  # noqa: E402
 
@@ -201,6 +201,7 @@ def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, mon
     assert again.pp_word_table("table8_neighbours", lambda: pytest.fail("must not compute")) is None
     cached = tmp_path / "03_paraphrastic/default/table8_neighbours.json"
     cached.write_text(json.dumps([{"word": "cat", "PP (trained)": "kitten"}]))
+    record_keys(again.run.dir, {cached.name: again.run.key})  # stored by an execution under this run's key
     assert again.pp_word_table("table8_neighbours", lambda: pytest.fail("must not compute")).word.tolist() == ["cat"]
 
 

@@ -197,7 +197,7 @@ class ParaphraseTraining:
         suites = {}
         for name in BASELINES:
             key = f"baseline_{slug(name)}"
-            if (name == "skip-thought" and not self.run.path(f"{key}.json").is_file()
+            if (name == "skip-thought" and not self.run.reusable(f"{key}.json")
                     and not NotebookRun("01_skip_thoughts", self.run.preset).has_model("uni-skip", "bi-skip")):
                 print("skip-thought: chapter 01's encoders are not in results/ (run notebook 01 at this preset first); "
                       "column left out")
@@ -236,7 +236,7 @@ class ParaphraseTraining:
         """A table of PP's trained word vectors (``compute()``: Table 8, the word weights), cached as ``<name>.json``.
         Computed only when PP's encoder is at hand without training (trained in this kernel, or a saved bundle):
         checkpoints are not committed, and a re-executed notebook trains nothing. Otherwise ``None``, with a note."""
-        if (self.run.path(f"{name}.json").is_file() and not self.run.retrain) or self.run.has_model("PP"):
+        if self.run.reusable(f"{name}.json") or self.run.has_model("PP"):
             return pd.DataFrame(self.run.json(name, lambda: compute().to_dict(orient="records")))
         from reproducer.notebook import results_root
 
