@@ -32,6 +32,7 @@ POSITIVE = {"lr", "clip", "max_seconds", "eval_every", "checkpoint_seconds", "te
 ZERO_ALLOWED = {"seed", "bucket", "n_sampled"}  # integers that may be 0 (every other integer counts something: >= 1)
 BELOW_ONE = {"dropout", "label_smoothing"}  # probabilities
 DIVERGENCE = 10.0  # a loss this many times above its level (see train) stops the run
+WEIGHT_GROWTH = 1e4  # so do weights grown this many times beyond their largest value when the run started (or 1)
 _KIND_NAMES = {int: "an integer", float: "a number", bool: "True or False", str: "a string"}
 
 
@@ -261,6 +262,12 @@ def _check_resume(path: Path, state: dict, identity: dict, config: TrainConfig) 
                                   f"budget, or give a budget of at least {position:g}.")
 
 
+def _largest_weight(model: torch.nn.Module) -> float:
+    """The largest absolute value among ``model``'s parameters (``inf`` when one is not finite)."""
+    with torch.no_grad():
+        return max((float(p.detach().abs().max()) for p in model.parameters() if p.numel()), default=0.0)
+
+
 class Diverged(ReproducerError):
     """Training stopped because its loss is not finite or far above its level."""
 
@@ -324,7 +331,8 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     settings, parameter shapes and data (the first batch's fingerprint) — a difference is refused with a message
     naming each one; a larger budget is allowed, a smaller one than already trained is refused. Divergence stops
     the run with :class:`Diverged` before anything is saved: a loss that is not finite, or more than
-    :data:`DIVERGENCE` times its level, at a loss record or a checkpoint, or non-finite weights at a checkpoint.
+    :data:`DIVERGENCE` times its level, at a loss record or a checkpoint, or weights at a checkpoint that are not
+    finite or have grown :data:`WEIGHT_GROWTH` times beyond their scale when the run started.
 
     ``evaluate(step)`` (called with the model in eval mode, after ``step`` finished steps) returns scores logged with
     the step and the training seconds so far, every ``eval_every`` seconds or ``eval_steps`` steps, and at the end.
@@ -388,11 +396,16 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
 
     watch, saved = _LossWatch(log.losses), {"step": log.step if path and path.is_file() else None,
                                             "time": time.monotonic()}
+    scale = max(_largest_weight(model), 1.0)
 
-    def check(loss: torch.Tensor) -> float:
-        """The loss's value, or :class:`Diverged` (nothing is saved after it)."""
+    def check(loss: torch.Tensor, weights: bool = False) -> float:
+        """The loss's value, or :class:`Diverged` (nothing is saved after it); with ``weights``, the weights too."""
         value = loss.item()
         trouble = watch.problem(value)
+        largest = _largest_weight(model) if weights and not trouble else 0.0
+        if not math.isfinite(largest) or largest > WEIGHT_GROWTH * scale:
+            trouble = (f"the weights have grown to {largest:.3g}, more than {WEIGHT_GROWTH:g}× their scale when the run "
+                       f"started ({scale:.3g})")
         if trouble:
             kept = (f"The checkpoint {path} keeps step {saved['step']}, written before; resuming it repeats the same "
                     f"steps with the same learning rate, so delete it and"
@@ -413,11 +426,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
 
     def save() -> None:
         if path and rank == 0:
-            check(loss)
-            bad = checkpoints.non_finite(model.state_dict())
-            if bad:
-                raise Diverged(f"Training diverged at step {log.step}: non-finite weights in {', '.join(bad[:3])}; "
-                               f"nothing was saved. Train again with a lower learning rate (now {config.lr}).")
+            check(loss, weights=True)
             _save(path, model, optimizer, log, config, identity, scaler)
             saved.update(step=log.step, time=time.monotonic())
 

@@ -140,6 +140,19 @@ def test_a_loss_that_explodes_but_stays_finite_stops_the_run(tmp_path):
     assert not path.exists()  # nothing was saved
 
 
+def test_weights_that_explode_under_a_bounded_loss_are_not_saved(tmp_path):
+    class Bounded(_Tiny):  # a saturating output: the loss starts near 0.8 and stays below 3.61 (< 10 × 0.8) however
+        def forward(self, batch):  # large the weights grow
+            states, _ = self.rnn(self.embed(batch.ids))
+            return ((torch.tanh(self.head(states[:, -1]).squeeze(1)) + 0.9) ** 2).mean()
+
+    torch.manual_seed(0)
+    path = tmp_path / "run.pt"
+    with pytest.raises(Diverged, match=r"weights have grown to .*, more than 10000× their scale"):
+        _train(path, dataclasses.replace(tiny_config(30), lr=1e34, checkpoint_every=10), model=Bounded())
+    assert not path.exists()
+
+
 def test_after_divergence_the_kept_checkpoint_is_from_before_and_the_message_says_what_to_do(tmp_path):
     path = tmp_path / "run.pt"
     _train(path, dataclasses.replace(tiny_config(5), checkpoint_every=5))
