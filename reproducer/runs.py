@@ -2,9 +2,10 @@
 
 The run writes what the chapter's notebook would (:meth:`reproducer.notebook.NotebookRun.model`): the training
 checkpoint ``<out>/checkpoints/<slug>.train.pt`` and the encoder bundle ``<out>/checkpoints/<slug>.encoder.pt``, where
-``<out>`` is ``results/<chapter>/<preset>/`` unless given; beside them ``<slug>.log.json``, the training log. Re-run,
-it resumes from the checkpoint (to a larger budget, or after an interruption); the notebook, executed afterwards at
-the same preset and seed, finds the finished checkpoint and trains nothing. So a long run is started in the background
+``<out>`` is ``results/<chapter>/<preset>/`` unless given (``<preset>+seed=K/`` for a seed K other than 0, the folder of
+the notebook executed with ``-p seed K``); beside them ``<slug>.log.json``, the training log. Re-run, it resumes from
+the checkpoint (to a larger budget, or after an interruption; other settings are refused); the notebook, executed
+afterwards at the same preset, seed and budget, finds the finished checkpoint and trains nothing. So a long run is started in the background
 with this command and picked up by the book::
 
     nohup python -m reproducer train uni-QT --preset default --seconds 3600 &
@@ -49,7 +50,7 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
     ``overrides``: other preset fields, e.g. ``precision="bf16"``) on its chapter's data; write checkpoint, log and
     bundle under ``out``; return a summary (paths, steps, seconds, final loss)."""
     from reproducer.models import family, model
-    from reproducer.notebook import model_files, results_root
+    from reproducer.notebook import folder_label, model_files, results_root
     from reproducer.presets import preset as preset_of
     from reproducer.train import world
 
@@ -63,7 +64,8 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
         settings = dataclasses.replace(settings, max_seconds=seconds, max_steps=steps)
     device = _distributed(device)
     rank, size = world()
-    files = model_files(Path(out) if out else results_root() / fam.chapter / preset, name)
+    folder = preset if seed == 0 else f"{preset}+{folder_label({'seed': seed})}"  # the notebook's folder for -p seed
+    files = model_files(Path(out) if out else results_root() / fam.chapter / folder, name)
     files["train"].parent.mkdir(parents=True, exist_ok=True)
     evaluate = None
     if eval_tasks:

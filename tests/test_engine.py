@@ -201,6 +201,18 @@ def test_train_command_writes_the_notebooks_files_and_resumes(tmp_path, capsys):
     assert (tmp_path / "checkpoints" / "uni-QT.log.json").is_file()
 
 
+def test_train_command_with_another_seed_trains_in_the_notebooks_folder_for_that_seed(tmp_path, monkeypatch):
+    from reproducer.notebook import NotebookRun
+    from reproducer.runs import train_model
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    train_model("uni-QT", "smoke", steps=1, seed=1, progress=False)
+    seeded = NotebookRun("02_quick_thoughts", "smoke", seed=1, changed={"seed": 1})
+    assert seeded.dir == tmp_path / "02_quick_thoughts" / "smoke+seed=1"
+    assert (seeded.dir / "checkpoints" / "uni-QT.train.pt").is_file()
+    assert not (tmp_path / "02_quick_thoughts" / "smoke").exists()  # the book's run is untouched
+
+
 def test_train_command_refuses_what_cannot_be_trained(capsys):
     from reproducer.__main__ import main
 
