@@ -120,7 +120,7 @@ MODELS: dict[str, Model] = {m.name: m for m in [
     Model("combine-skip", "skip-thought", "01_skip_thoughts", parts=("uni-skip", "bi-skip"), bundle="ConcatEncoder",
           published=("combine-skip",), description="[uni-skip; bi-skip], vocabulary expanded"),
     *_family_models("quick-thought", [
-        ("uni-QT", "uni-QT", "ConcatEncoder", ("uni-QT",), "[f; g], two GRUs (Tang & de Sa: QT RNN)"),
+        ("uni-QT", "uni-QT", "ConcatEncoder", ("uni-QT",), "[f; g], two GRUs (Tang & de Sa's QT RNN is combine-QT)"),
         ("bi-QT", "bi-QT", "ConcatEncoder", ("bi-QT",), "[f; g], two bidirectional GRUs"),
         ("BoW-QT", "BoW-QT", "ConcatEncoder", (), "[f; g], two word averages (the paper: QT (BoW))"),
         ("MC-QT", "MC-QT", "ConcatEncoder", ("MC-QT",), "[f; g], two-channel bidirectional GRUs"),
