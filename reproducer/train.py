@@ -356,7 +356,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None
     log = TrainLog()
     path = Path(checkpoint) if checkpoint else None
-    identity = run_identity(model, config, batches(0), settings)
+    identity = run_identity(model, config, batches(0), settings) if path else None  # only a checkpoint needs it
     if path and path.is_file():
         state = checkpoints.load(path, what="training checkpoint", fix="Delete it to train from scratch.",
                                  map_location=device)
