@@ -56,6 +56,16 @@ class Family:
         :class:`~reproducer.train.TrainingData`."""
         return self._module().training_data(variant, preset)
 
+    def held_out_batches(self, variant: str, preset, data, n: int = 16) -> list:
+        """``n`` fixed batches of the held-out books, built as ``variant`` trains at ``preset`` on ``data`` (its
+        training vocabulary): the held-out loss of a training curve
+        (:func:`reproducer.evaluate.training_curve.held_out_loss`). Not for the paraphrastic family (pairs, no books)."""
+        module = self._module()
+        if not hasattr(module, "held_out_data"):
+            raise ReproducerError(f"The {self.name} family has no held-out books; use a downstream dev score.")
+        sampler = module.sampler(variant, preset, module.held_out_data(variant, preset, data), seed=0)
+        return [sampler.batch(i) for i in range(n)]
+
     def batch_flops(self, module, batch) -> float:
         """Useful training FLOPs of one batch of the family's ``module`` (formula in the objective module)."""
         return self._module().batch_flops(module, batch)

@@ -38,7 +38,7 @@ from reproducer.errors import ReproducerError
 from reproducer.io import atomic_path, write_json
 from reproducer.runtime import seed_everything
 
-PRESETS = ("smoke", "default", "paper")
+PRESETS = ("smoke", "quick", "default", "paper")
 _REQUIRED = object()
 _CHECKOUT = Path(__file__).resolve().parents[1]
 #: The manifest of a results folder: each stored result's key (see :func:`result_key`).

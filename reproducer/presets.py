@@ -1,8 +1,12 @@
 """Named, frozen configurations per model family and scale: what every family shares, and the one lookup.
 
 - ``smoke``: seconds, for tests and CI (a few books, tiny sizes).
-- ``default``: minutes on a 2-core CPU; what the committed book shows. Smaller than the papers' models and
-  trained for minutes, not weeks: every chapter states the gap.
+- ``quick``: minutes per model on a 2-core CPU (about 20-40 minutes per chapter): a student's path to regenerate a
+  table. The sizes of ``default``, trained 10-20× shorter: most models are still near their initialisation.
+- ``default``: what the committed book shows, at most 2.5 hours per chapter on a 2-core CPU: the sizes of ``quick``,
+  each model trained until its held-out loss flattens or for about an epoch of our corpus (each chapter states its
+  models' budgets and why). Smaller than the papers' models and trained for tens of minutes, not days: every chapter
+  states the gap.
 - ``paper``: the published sizes and budgets, for a GPU (unchanged code: the device is picked at run time).
 
 :class:`~reproducer.train.Preset` owns the optimiser, the budget and the evaluation schedule; each family's preset (in its objective
@@ -16,7 +20,7 @@ from __future__ import annotations
 from reproducer.errors import ReproducerError
 from reproducer.train import Preset
 
-SCALES = ("smoke", "default", "paper")
+SCALES = ("smoke", "quick", "default", "paper")
 
 
 def named(table: dict[str, Preset], name: str, **overrides) -> Preset:

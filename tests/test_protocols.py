@@ -41,6 +41,7 @@ def test_train_test_accuracy_and_f1():
 def test_dev_accuracy_uses_the_dev_split():
     x, y = separable(n=150, classes=3)
     out = P.dev_accuracy(x[:90], y[:90], x[90:120], y[90:120], x[120:], y[120:], FAST)
+    assert out.pop("_items") == {"correct": "1" * 30}  # every one of the 30 test items, correct
     assert out == {"acc": 100.0, "dev_acc": 100.0}
 
 

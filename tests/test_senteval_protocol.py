@@ -32,7 +32,10 @@ def fixtures():
 def test_inner_kfold_equals_senteval(fixtures):
     x, expected = fixtures
     out = SentEvalConfig(device="cpu").cv(x["cr_x"], x["cr_y"])  # 10 x 4 x (10 + 1) = 440 models at once
+    items = out.pop("_items")["correct"]
     assert out == expected["cv"]
+    n = len(x["cr_y"])  # every item is a test item once; the accuracy is the folds' mean, so near the items' share
+    assert len(items) == n and abs(100 * items.count("1") / n - out["acc"]) < 0.5
 
 
 def test_kfold_equals_senteval(fixtures):
@@ -45,6 +48,8 @@ def test_kfold_equals_senteval(fixtures):
 def test_split_equals_senteval(fixtures):
     x, expected = fixtures
     out = SentEvalConfig(device="cpu").dev(*(x[f"sick_{s}_{v}"] for s in ("train", "dev", "test") for v in "xe"))
+    items = out.pop("_items")["correct"]
+    assert len(items) == len(x["sick_test_e"]) and 100 * items.count("1") / len(items) == pytest.approx(out["acc"], abs=0.01)
     assert out == expected["dev"]
 
 

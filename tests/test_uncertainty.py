@@ -47,3 +47,65 @@ def test_a_claim_is_decided_only_when_its_whole_interval_is_on_one_side(low, hig
 def test_an_interval_must_be_ordered():
     with pytest.raises(ValueError, match="low <= high"):
         decide(1.0, 0.0)
+
+
+# --------------------------------------------------------------------- per-item outcomes and claim judgements
+def _results(name, task, items):
+    from reproducer.evaluate.harness import Results
+
+    return Results(name, "paper", {task: {}}, items={task: items})
+
+
+def test_item_scores_reproduce_the_metrics_they_stand_for():
+    from scipy.stats import pearsonr, spearmanr
+
+    from reproducer.evaluate.items import correct_items, grouped_items, main_score, scored_items
+
+    rng = np.random.default_rng(0)
+    correct = rng.random(300) < 0.8
+    assert main_score("acc", correct_items(correct)["_items"]) == pytest.approx(100 * correct.mean())
+    pred, gold = rng.normal(size=200), rng.normal(size=200)
+    items = scored_items(pred, gold)["_items"]
+    assert main_score("pearson", items) == pytest.approx(pearsonr(pred, gold)[0], abs=1e-5)
+    assert main_score("spearman", items) == pytest.approx(spearmanr(pred, gold)[0], abs=1e-5)
+    parts = {"a": scored_items(pred[:50], gold[:50])["_items"], "b": scored_items(pred[50:], gold[50:])["_items"]}
+    wmean = (50 * pearsonr(pred[:50], gold[:50])[0] + 150 * pearsonr(pred[50:], gold[50:])[0]) / 200
+    assert main_score("wmean.pearson", grouped_items(parts)["_items"]) == pytest.approx(wmean, abs=1e-5)
+
+
+def test_replicates_are_paired_across_encoders():
+    from reproducer.evaluate.items import correct_items
+    from reproducer.evaluate.uncertainty import task_replicates
+
+    rng = np.random.default_rng(2)
+    a = rng.random(1000) < 0.75
+    b = a.copy()
+    b[:30] = ~b[:30]  # b differs from a on 30 items only
+    ra = task_replicates(_results("a", "MR", correct_items(a)["_items"]), "MR", resamples=500)
+    rb = task_replicates(_results("b", "MR", correct_items(b)["_items"]), "MR", resamples=500)
+    assert ra.shape == (500,) and ra.std() == pytest.approx(100 * np.sqrt(0.75 * 0.25 / 1000), rel=0.2)
+    assert (ra - rb).std() < ra.std() / 2  # paired: the shared items cancel in the difference
+
+
+def test_replicates_need_items():
+    from reproducer.errors import ReproducerError
+    from reproducer.evaluate.harness import Results
+    from reproducer.evaluate.uncertainty import task_replicates
+
+    with pytest.raises(ReproducerError, match="no per-item outcomes on MR"):
+        task_replicates(Results("old", "paper", {"MR": {"acc": 70.0}}), "MR")
+
+
+def test_judge_adds_training_noise_to_evaluation_noise():
+    from reproducer.evaluate.uncertainty import judge
+
+    reps = np.random.default_rng(3).normal(1.0, 0.25, size=4000)  # bootstrap interval about 1 ± 0.5
+    only_items = judge(1.0, reps)
+    assert only_items["outcome"] == "reproduced" and only_items["low"] == pytest.approx(0.5, abs=0.05)
+    with_seeds = judge(1.0, reps, seed_values=[0.7, 1.0, 1.3])  # t(2) · 0.3 = 1.29 more: the interval crosses 0
+    assert with_seeds["outcome"] == "inconclusive" and with_seeds["seeds"] == 3
+    assert with_seeds["low"] == pytest.approx(1.0 - np.hypot(0.49, 4.303 * 0.3), abs=0.05)
+    assert judge(-1.0, -reps)["outcome"] == "not reproduced"
+    assert judge(3.0, threshold=4.8)["outcome"] == "not reproduced"  # a point without noise is decided by itself
+    assert judge(0.5, reps - 0.5, threshold=0.9, at_most=True)["outcome"] == "inconclusive"
+    assert judge(0.2, reps * 0.1 + 0.1, threshold=0.9, at_most=True)["outcome"] == "reproduced"

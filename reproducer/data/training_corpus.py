@@ -21,3 +21,12 @@ def corpus_word_ids(max_books: int | None, vocab_size: int | None):
 
     corpus = load_corpus("train", CorpusConfig(max_books=max_books), progress=False)
     return word_ids(corpus, vocab_size), corpus
+
+
+def held_out_ids(data: TrainingData, max_books: int | None) -> TrainingData:
+    """The held-out books of the corpus of ``max_books`` books as ids of ``data.vocab`` (the training vocabulary):
+    what a training curve's held-out loss is measured on."""
+    from reproducer.data.corpus import CorpusConfig, load_corpus
+
+    corpus = load_corpus("valid", CorpusConfig(max_books=max_books), progress=False)
+    return TrainingData(tokenized=TokenizedCorpus.from_corpus(corpus, data.vocab), vocab=data.vocab)

@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 
 from reproducer.encoders.base import Encoder
 from reproducer.errors import DegenerateEmbeddingWarning, ReproducerError
+from reproducer.evaluate.items import pop_items
 from reproducer.evaluate.tasks import CONFIGS, TASKS, EvalConfig, Task, resolve_tasks
 from reproducer.io import write_json
 
@@ -83,6 +84,7 @@ class Results:
     seconds: dict[str, float] = field(default_factory=dict)
     encode_seconds: dict[str, float] = field(default_factory=dict)
     sentences: dict[str, int] = field(default_factory=dict)
+    items: dict[str, dict] = field(default_factory=dict)  # task -> per-item outcomes (reproducer.evaluate.items)
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: one row per (task, metric)."""
@@ -97,7 +99,8 @@ class Results:
 
     def to_json(self) -> dict:
         return {"encoder": self.encoder, "config": self.config, "results": self.scores,
-                "seconds": self.seconds, "encode_seconds": self.encode_seconds, "sentences": self.sentences}
+                "seconds": self.seconds, "encode_seconds": self.encode_seconds, "sentences": self.sentences,
+                "items": self.items}
 
     def save(self, path) -> None:
         write_json(path, self.to_json())
@@ -105,7 +108,7 @@ class Results:
     @classmethod
     def from_json(cls, d: dict) -> "Results":
         return cls(d["encoder"], d["config"], d["results"], d.get("seconds", {}), d.get("encode_seconds", {}),
-                   d.get("sentences", {}))
+                   d.get("sentences", {}), d.get("items", {}))
 
 
 def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config: str | EvalConfig = "paper",
@@ -133,10 +136,14 @@ def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config
             return np.stack([table[s] for s in batch])
 
         try:
-            results.scores[task.name] = task.run(data, embed, config)
+            scores = task.run(data, embed, config)
         except KeyError as e:
             raise ReproducerError(f"Task {task.name}: a sentence was not encoded ({e}); does load() "
                                   "return records with text/a/b fields?") from e
+        items = pop_items(scores)
+        results.scores[task.name] = scores
+        if items is not None:
+            results.items[task.name] = items
         results.seconds[task.name] = time.perf_counter() - t0
         results.encode_seconds[task.name] = t1 - t0
         results.sentences[task.name] = len(sentences)

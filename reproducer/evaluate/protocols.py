@@ -31,6 +31,8 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 
+from reproducer.evaluate.items import correct_items, scored_items
+
 
 @dataclass(frozen=True)
 class ClassifierConfig:
@@ -78,12 +80,13 @@ def _best_inner_score(clf: LogisticRegressionCV) -> float:
 def cv_accuracy(x: np.ndarray, y: np.ndarray, config: ClassifierConfig = ClassifierConfig()) -> dict[str, float]:
     """Outer k-fold test accuracy with the L2 penalty chosen by inner k-fold CV in each fold (%)."""
     outer = StratifiedKFold(n_splits=config.kfold, shuffle=True, random_state=config.seed)
-    test, dev = [], []
+    test, dev, correct = [], [], np.zeros(len(y), dtype=bool)
     for train_idx, test_idx in outer.split(x, y):
         clf = _fit_cv(x[train_idx], y[train_idx], config, config.inner_kfold)
         dev.append(_best_inner_score(clf))
-        test.append(clf.score(x[test_idx], y[test_idx]))
-    return {"acc": 100 * float(np.mean(test)), "dev_acc": 100 * float(np.mean(dev))}
+        correct[test_idx] = clf.predict(x[test_idx]) == y[test_idx]
+        test.append(float(np.mean(correct[test_idx])))
+    return {"acc": 100 * float(np.mean(test)), "dev_acc": 100 * float(np.mean(dev)), **correct_items(correct)}
 
 
 def train_test_accuracy(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
@@ -94,7 +97,7 @@ def train_test_accuracy(x_train: np.ndarray, y_train: np.ndarray, x_test: np.nda
     out = {"acc": 100 * float(np.mean(pred == y_test)), "dev_acc": 100 * _best_inner_score(clf)}
     if len(np.unique(y_train)) == 2:
         out["f1"] = 100 * float(f1_score(y_test, pred, pos_label=1))
-    return out
+    return {**out, **correct_items(pred == y_test)}
 
 
 def dev_accuracy(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarray,
@@ -113,7 +116,8 @@ def dev_accuracy(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_
                 best, best_c = score, c
         final = LogisticRegression(C=best_c, max_iter=config.max_iter, random_state=config.seed)
         final.fit(x_train, y_train)
-    return {"acc": 100 * final.score(x_test, y_test), "dev_acc": 100 * best}
+    pred = final.predict(x_test)
+    return {"acc": 100 * float(np.mean(pred == y_test)), "dev_acc": 100 * best, **correct_items(pred == y_test)}
 
 
 @dataclass(frozen=True)
@@ -201,7 +205,8 @@ def relatedness(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_d
     model.load_state_dict(best_state)
     pred = predict(x_test)
     return {"pearson": float(pearsonr(pred, y_test)[0]), "spearman": float(spearmanr(pred, y_test)[0]),
-            "mse": float(np.mean((pred - y_test) ** 2)), "dev_pearson": float(best_r), "epochs": epoch}
+            "mse": float(np.mean((pred - y_test) ** 2)), "dev_pearson": float(best_r), "epochs": epoch,
+            **scored_items(pred, y_test)}
 
 
 def cosine(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -218,9 +223,9 @@ def cosine_correlations(u: np.ndarray, v: np.ndarray, gold: np.ndarray) -> dict[
     """Pearson r and Spearman rho between cosine(u_i, v_i) and the gold scores."""
     sims = cosine(u, v)
     if np.ptp(sims) < 1e-9:  # constant predictions: the correlation is undefined; report 0
-        return {"pearson": 0.0, "spearman": 0.0, "n": len(gold)}
+        return {"pearson": 0.0, "spearman": 0.0, "n": len(gold), **scored_items(sims, gold)}
     return {"pearson": float(pearsonr(sims, gold)[0]), "spearman": float(spearmanr(sims, gold)[0]),
-            "n": len(gold)}
+            "n": len(gold), **scored_items(sims, gold)}
 
 
 def aggregate_sts(per_subset: dict[str, dict[str, float]], pooled: dict[str, float]) -> dict[str, float]:

@@ -33,6 +33,7 @@ from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 
 from reproducer.errors import ReproducerError
+from reproducer.evaluate.items import correct_items, scored_items
 from reproducer.evaluate.linear_batch import LinearSpec, TrainSettings, fit_linear_models
 
 
@@ -85,15 +86,17 @@ class SentEvalConfig:
                 where[o, r, "final"] = len(specs)
                 specs.append(LinearSpec(train, None, l2))  # the refit, for every L2 value: chosen afterwards
         models = fit_linear_models(x, y, specs, self.settings(_n_classes(y)), device=self.device)
-        dev, test = [], []
+        dev, test, correct = [], [], np.zeros(len(y), dtype=bool)
         for o, (_, held_out) in enumerate(outer):
             scores = [round(100 * float(np.mean([models.dev_score[where[o, r, i]] for i in range(self.kfold)])), 2)
                       for r in range(len(self.l2))]
             best = int(np.argmax(scores))
             dev.append(max(scores))
             pred = models.predict(x, held_out, [where[o, best, "final"]])[0]
+            correct[held_out] = pred == y[held_out]
             test.append(round(100 * float(np.mean(pred == y[held_out])), 2))
-        return {"acc": round(float(np.mean(test)), 2), "dev_acc": round(float(np.mean(dev)), 2)}
+        return {"acc": round(float(np.mean(test)), 2), "dev_acc": round(float(np.mean(dev)), 2),
+                **correct_items(correct)}
 
     def train_test(self, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray,
                    y_test: np.ndarray) -> dict[str, float]:
@@ -114,7 +117,7 @@ class SentEvalConfig:
         out = {"acc": round(100 * float(np.mean(pred == y_test)), 2), "dev_acc": max(scores)}
         if len(np.unique(y_train)) == 2:
             out["f1"] = round(100 * float(f1_score(y_test, pred, pos_label=1)), 2)
-        return out
+        return {**out, **correct_items(pred == y_test)}
 
     def dev(self, x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_dev: np.ndarray,
             x_test: np.ndarray, y_test: np.ndarray) -> dict[str, float]:
@@ -128,7 +131,8 @@ class SentEvalConfig:
         scores = [round(100 * float(s), 2) for s in models.dev_score]
         best = int(np.argmax(scores))
         pred = models.predict(x_test, None, [best])[0]
-        return {"acc": round(100 * float(np.mean(pred == np.asarray(y_test))), 2), "dev_acc": max(scores)}
+        return {"acc": round(100 * float(np.mean(pred == np.asarray(y_test))), 2), "dev_acc": max(scores),
+                **correct_items(pred == np.asarray(y_test))}
 
 
 def _n_classes(*labels: np.ndarray) -> int:
@@ -171,4 +175,4 @@ class SentEvalRelatednessConfig:
         pr, sr = pearsonr(pred, y_test)[0], spearmanr(pred, y_test)[0]
         return {"pearson": 0.0 if pr != pr else float(pr), "spearman": 0.0 if sr != sr else float(sr),
                 "mse": float(np.mean((pred - y_test) ** 2)), "dev_pearson": float(models.dev_score[0]),
-                "epochs": int(models.epochs[0])}
+                "epochs": int(models.epochs[0]), **scored_items(pred, y_test)}

@@ -17,6 +17,7 @@ from reproducer.data import loaders as L
 from reproducer.errors import ReproducerError
 from reproducer.evaluate import protocols as P
 from reproducer.evaluate import senteval as S
+from reproducer.evaluate.items import KEY, grouped_items
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -144,7 +145,7 @@ def _sts(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
         us.append(u), vs.append(v), golds.append(gold)
     pooled = P.cosine_correlations(np.concatenate(us), np.concatenate(vs), np.concatenate(golds))
     out.update(P.aggregate_sts(per, pooled))
-    return out
+    return {**out, **grouped_items({name: m[KEY] for name, m in per.items()})}
 
 
 def _stsb(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
@@ -154,14 +155,14 @@ def _stsb(data, embed: Embed, config: EvalConfig) -> dict[str, float]:
         r = P.cosine_correlations(embed(a), embed(b), _labels(data[split]).astype(float))
         prefix = "" if split == "test" else "dev_"
         out[f"{prefix}pearson"], out[f"{prefix}spearman"] = r["pearson"], r["spearman"]
-    return out
+    return {**out, KEY: r[KEY]}  # the test split's items
 
 
 def _cosine_task(label: str) -> Callable:
     def run(pairs, embed: Embed, config: EvalConfig) -> dict[str, float]:
         a, b = _texts(pairs, "a", "b")
         r = P.cosine_correlations(embed(a), embed(b), _labels(pairs, label).astype(float))
-        return {"spearman": r["spearman"], "pearson": r["pearson"]}
+        return {"spearman": r["spearman"], "pearson": r["pearson"], KEY: r[KEY]}
     return run
 
 

@@ -51,3 +51,57 @@ def decide(low: float, high: float, threshold: float = 0.0) -> str:
     if not low <= high:
         raise ValueError(f"An interval needs low <= high, got [{low}, {high}].")
     return "reproduced" if low >= threshold else "not reproduced" if high < threshold else "inconclusive"
+
+
+def task_replicates(results, task: str, resamples: int = 1000, seed: int = 0) -> np.ndarray:
+    """``resamples`` bootstrap replicates of ``results``' main score on ``task`` (a
+    :class:`~reproducer.evaluate.harness.Results` with per-item outcomes), resampling its test items. The resampled
+    indices depend only on the task, the item count and ``seed``, so two encoders' replicates on one task are
+    **paired** (the same resampled test sets): subtract them for the replicates of a difference, average them over
+    tasks for a mean over tasks (each task resampled independently)."""
+    import zlib
+
+    from reproducer.errors import ReproducerError
+    from reproducer.evaluate.items import arrays, main_score
+    from reproducer.evaluate.tasks import TASKS
+
+    items = results.items.get(task)
+    if items is None:
+        raise ReproducerError(f"{results.encoder} has no per-item outcomes on {task}: evaluate it again (results "
+                              "stored before per-item outcomes were kept have none).")
+    a = arrays(items)
+    n = len(a["correct"] if "correct" in a else a["pred"])
+    rng = np.random.default_rng([seed, zlib.crc32(task.encode()), n])
+    return main_score(TASKS[task].main_metric, items, rng.integers(0, n, size=(resamples, n)))
+
+
+def judge(value: float, replicates=None, seed_values=None, threshold: float = 0.0, level: float = 0.95,
+          at_most: bool = False) -> dict:
+    """The outcome of the claim "``value`` ≥ ``threshold``" (``at_most``: "≤") with both kinds of noise:
+
+    - evaluation noise: the percentile interval of the quantity's bootstrap ``replicates`` over test items;
+    - training noise: the spread of the same quantity over training seeds (``seed_values``, one per seed, at least 2;
+      they may come from a shorter training budget): Student's t half-width ``t · s`` of one run.
+
+    The interval is ``value`` minus/plus the two half-widths added in quadrature (independent sources), and
+    :func:`decide` gives the outcome. Returns ``{value, low, high, outcome, boot_low, boot_high, seed_sd, seeds}``
+    (``None`` for a part not given)."""
+    from scipy import stats
+
+    value = float(value)
+    boot_low = boot_high = None
+    down = up = 0.0
+    if replicates is not None:
+        reps = np.asarray(replicates, dtype=float)
+        boot_low, boot_high = (float(q) for q in np.quantile(reps, [0.5 - level / 2, 0.5 + level / 2]))
+        down, up = max(value - boot_low, 0.0), max(boot_high - value, 0.0)
+    seed_sd, seeds = None, 0
+    if seed_values is not None and len(seed_values) >= 2:
+        seeds = len(seed_values)
+        seed_sd = float(np.std(np.asarray(seed_values, dtype=float), ddof=1))
+        half = float(stats.t.ppf(0.5 + level / 2, seeds - 1) * seed_sd)
+        down, up = float(np.hypot(down, half)), float(np.hypot(up, half))
+    low, high = value - down, value + up
+    outcome = decide(-high, -low, -threshold) if at_most else decide(low, high, threshold)
+    return {"value": value, "low": low, "high": high, "outcome": outcome, "boot_low": boot_low,
+            "boot_high": boot_high, "seed_sd": seed_sd, "seeds": seeds}

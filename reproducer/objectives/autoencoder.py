@@ -62,8 +62,12 @@ PRESETS: dict[str, AutoencoderPreset] = {p.name: p for p in [
     AutoencoderPreset(name="smoke", max_books=3, vocab_size=2000, d_model=16, d_ff=32, heads=2, word2vec_dim=32,
                       batch_size=16, max_steps=20, eval_steps=10),
     # CPU-sized: the 10k-way softmax dominates a step (0.3 s on 2 cores); 300 steps = 19,200 sentences per variant
-    AutoencoderPreset(name="default", max_books=None, vocab_size=10000, d_model=256, d_ff=512, max_steps=300,
+    AutoencoderPreset(name="quick", max_books=None, vocab_size=10000, d_model=256, d_ff=512, max_steps=300,
                       eval_steps=100),
+    # quick's sizes for 30 minutes (about a third of an epoch: 17,006 batches of 64) for mean-max AAE and RAE, the
+    # pair the claims compare (the chapter gives the pooling variants half)
+    AutoencoderPreset(name="default", max_books=None, vocab_size=10000, d_model=256, d_ff=512, max_seconds=1800,
+                      eval_every=300),
     # one epoch of our corpus (17,006 batches of 64): 10,920 TFLOP of useful work (mean-max RAE: 9,130), 0.03 h at a
     # sustained 100 TFLOP/s, 17 h at this 2-core CPU's sgemm rate (`python -m reproducer bench epoch`)
     AutoencoderPreset(name="paper", max_books=None, vocab_size=21600, d_model=2048, d_ff=4096, dropout=0.5,
@@ -227,6 +231,22 @@ def training_data(variant: str, preset: AutoencoderPreset):
     return FixedVectorData.of(preset).training_data()
 
 
+def sampler(variant: str, preset: AutoencoderPreset, data, seed: int = 0):
+    """The step-indexed batches of unordered sentences :func:`fit_autoencoder` trains on (also the held-out batches
+    of a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
+    from reproducer.data.batches import SentenceSampler
+
+    return SentenceSampler(data.tokenized, preset.batch_size, eos=data.vocab.eos_id, min_tokens=preset.min_tokens,
+                           max_tokens=preset.max_tokens, seed=seed, bucket=preset.bucket)
+
+
+def held_out_data(variant: str, preset: AutoencoderPreset, data):
+    """The held-out books as ids of the training vocabulary, with the same fixed vectors."""
+    from reproducer.data.fixed_vectors import FixedVectorData
+
+    return FixedVectorData.of(preset).training_data("valid")
+
+
 def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
                     device=None, progress: bool = True):
     """Train one variant on unordered sentences of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`:
@@ -234,7 +254,6 @@ def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint
     resume from ``checkpoint`` when present. ``evaluate(fitted, step) -> dict`` is called at the preset's evaluation
     points. Returns a :class:`~reproducer.train.Fitted` (the encoder without ``normalize_halves``: set it on
     ``fitted.encoder.module`` or load the bundle with it)."""
-    from reproducer.data.batches import SentenceSampler
     from reproducer.runtime import default_device, seed_everything
     from reproducer.train import fit_module
 
@@ -248,9 +267,7 @@ def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint
     device = default_device(device)
     model.to(device)
     encoder = sentence_encoder(model, vocab, variant, device=device)
-    sampler = SentenceSampler(data.tokenized, preset.batch_size, eos=vocab.eos_id, min_tokens=preset.min_tokens,
-                              max_tokens=preset.max_tokens, seed=seed, bucket=preset.bucket)
-    return fit_module(model, encoder, sampler.batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
+    return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
                       seed=seed, device=device, progress=progress)
 
 

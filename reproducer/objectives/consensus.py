@@ -57,7 +57,10 @@ class ConsensusPreset(Preset):
 PRESETS: dict[str, ConsensusPreset] = {p.name: p for p in [
     ConsensusPreset(name="smoke", max_books=3, dim=16, word2vec_dim=32, batch_size=32, max_len=20, max_steps=20,
                     eval_steps=10),
-    ConsensusPreset(name="default", max_books=None, dim=300, max_steps=500, eval_steps=125),  # 200k sentences per variant
+    ConsensusPreset(name="quick", max_books=None, dim=300, max_steps=500, eval_steps=125),  # 200k sentences per variant
+    # one epoch of our corpus (3,642 batches of 400) for MV and SV, the pairs the claims compare (the chapter gives the
+    # other variants half)
+    ConsensusPreset(name="default", max_books=None, dim=300, max_steps=3642, eval_steps=607),
     # one epoch of our 1.46M-sentence corpus at N = 400; d as the paper's contemporaries (MC-QT: 2 x 2 x 600)
     # MV: 1,417 TFLOP per epoch (3,642 batches of 400): 14 s at a sustained 100 TFLOP/s, 2.2 h at this CPU's sgemm rate
     ConsensusPreset(name="paper", max_books=None, dim=2048, max_steps=3650, eval_steps=365, eval_config="paper"),
@@ -176,6 +179,21 @@ def training_data(variant: str, preset: ConsensusPreset):
     return FixedVectorData.of(preset).training_data()
 
 
+def sampler(variant, preset: ConsensusPreset, data, seed: int = 0):
+    """The step-indexed batches of contiguous sentences :func:`fit_consensus` trains on (also the held-out batches of
+    a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
+    from reproducer.data.batches import ContiguousSampler
+
+    return ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
+
+
+def held_out_data(variant, preset: ConsensusPreset, data):
+    """The held-out books as ids of the training vocabulary, with the same fixed vectors."""
+    from reproducer.data.fixed_vectors import FixedVectorData
+
+    return FixedVectorData.of(preset).training_data("valid")
+
+
 def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, checkpoint=None, evaluate=None,
                   seed: int = 0, device=None, progress: bool = True):
     """Train one variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`: ids
@@ -183,7 +201,6 @@ def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, chec
     trained views as a :class:`~reproducer.encoders.multiview.ViewSet` (encodes with the unsupervised ensemble;
     ``.encoders(rule)`` gives each view under either pooling rule); ``evaluate(fitted, step)`` is called at the
     preset's evaluation points (in eval mode, without gradients). Returns a :class:`~reproducer.train.Fitted`."""
-    from reproducer.data.batches import ContiguousSampler
     from reproducer.runtime import default_device, seed_everything
     from reproducer.train import fit_module
 
@@ -197,7 +214,6 @@ def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, chec
                       temperature=preset.temperature, remove_pc=preset.remove_pc, self_pairs=preset.self_pairs)
     device = default_device(device)
     model.to(device)
-    sampler = ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
     encoder = ViewSet(model.views, data.vocab, variant.name, device=device)
-    return fit_module(model, encoder, sampler.batch, preset, name=variant.name, checkpoint=checkpoint,
+    return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant.name, checkpoint=checkpoint,
                       evaluate=evaluate, seed=seed, device=device, progress=progress)

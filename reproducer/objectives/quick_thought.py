@@ -53,8 +53,11 @@ PRESETS: dict[str, QuickThoughtPreset] = {p.name: p for p in [
     QuickThoughtPreset(name="smoke", max_books=3, vocab_size=2000, word_dim=32, hidden=16, bi_hidden=8, bow_dim=32,
                        batch_size=32, max_len=20, max_steps=30),
     # equal vector sizes to the default skip-thoughts (uni: 2 x 300 = 600-d; bi: 2 x 2 x 150)
-    QuickThoughtPreset(name="default", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
+    QuickThoughtPreset(name="quick", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
                        max_seconds=120, eval_every=40),
+    # quick's sizes for about one epoch of our corpus (3,642 batches of 400; uni-QT: 35 minutes here)
+    QuickThoughtPreset(name="default", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
+                       max_seconds=2100, eval_every=300),
     # uni-QT: 1,915 TFLOP per epoch of our corpus (3,642 batches of 400): 19 s at a sustained 100 TFLOP/s, 2.9 h at
     # this 2-core CPU's sgemm rate (`python -m reproducer bench epoch`); the recurrence will not sustain that on a GPU
     QuickThoughtPreset(name="paper", max_books=None, vocab_size=50000, word_dim=300, hidden=1200, bi_hidden=600,
@@ -145,13 +148,30 @@ def training_data(variant: str, preset: QuickThoughtPreset):
     return with_pretrained_channel(corpus, data, load_glove())
 
 
+def sampler(variant: str, preset: QuickThoughtPreset, data, seed: int = 0):
+    """The step-indexed batches of contiguous sentences :func:`fit_quick_thought` trains on (also the held-out batches
+    of a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
+    from reproducer.data.batches import ContiguousSampler
+
+    return ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
+
+
+def held_out_data(variant: str, preset: QuickThoughtPreset, data):
+    """The held-out books as ids of the training vocabulary ``data.vocab`` (not for MC-QT, whose ids include the
+    pretrained channel's)."""
+    from reproducer.data.training_corpus import held_out_ids
+
+    if variant == "MC-QT":
+        raise ReproducerError("MC-QT has no held-out loss here: its ids include the pretrained channel's vocabulary.")
+    return held_out_ids(data, preset.max_books)
+
+
 def fit_quick_thought(variant: str, preset: QuickThoughtPreset, data, *, checkpoint=None, evaluate=None,
                       seed: int = 0, device=None, progress: bool = True):
     """Train one QT variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`:
     ids of ``data.vocab``; for MC-QT, ids of the big vocabulary of ``data.pretrained``). The test-time encoder is
     ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`); ``evaluate(fitted, step)`` scores it
     during training. Returns a :class:`~reproducer.train.Fitted`."""
-    from reproducer.data.batches import ContiguousSampler
     from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
     from reproducer.runtime import default_device, seed_everything
     from reproducer.train import fit_module
@@ -163,6 +183,5 @@ def fit_quick_thought(variant: str, preset: QuickThoughtPreset, data, *, checkpo
     ids_vocab = data.pretrained[0] if variant == "MC-QT" else data.vocab
     encoder = ConcatEncoder([TokenEncoder(model.f, ids_vocab, f"{variant}.f", device=device),
                              TokenEncoder(model.g, ids_vocab, f"{variant}.g", device=device)], variant)
-    sampler = ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
-    return fit_module(model, encoder, sampler.batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
+    return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
                       seed=seed, device=device, progress=progress)

@@ -57,8 +57,12 @@ class SkipThoughtPreset(Preset):
 PRESETS: dict[str, SkipThoughtPreset] = {p.name: p for p in [
     SkipThoughtPreset(name="smoke", max_books=3, vocab_size=2000, word_dim=32, uni_hidden=32, bi_hidden=16,
                       decoder_hidden=32, batch_size=16, max_len=20, max_steps=30, eval_every=None),
-    SkipThoughtPreset(name="default", max_books=None, vocab_size=20000, word_dim=300, uni_hidden=600, bi_hidden=300,
+    SkipThoughtPreset(name="quick", max_books=None, vocab_size=20000, word_dim=300, uni_hidden=600, bi_hidden=300,
                       decoder_hidden=600, n_sampled=1024, max_seconds=360, eval_every=60),
+    # quick's sizes for an hour: uni-skip's STS14 curve rises to 0.46 at 52-57 minutes and then barely moves
+    # (results/bench/uniskip_curve_default.json); 90 sentences/s, so an hour is a quarter of an epoch
+    SkipThoughtPreset(name="default", max_books=None, vocab_size=20000, word_dim=300, uni_hidden=600, bi_hidden=300,
+                      decoder_hidden=600, n_sampled=1024, max_seconds=3600, eval_every=600),
     # uni-skip: 30,396 TFLOP per epoch of our corpus (11,377 batches of 128, exact softmax over 20k words): 5 min at a
     # sustained 100 TFLOP/s, 47 h at this 2-core CPU's sgemm rate (`python -m reproducer bench epoch`)
     SkipThoughtPreset(name="paper", max_books=None, vocab_size=20000, word_dim=620, uni_hidden=2400, bi_hidden=1200,
@@ -197,13 +201,28 @@ def training_data(variant: str, preset: SkipThoughtPreset):
     return corpus_word_ids(preset.max_books, preset.vocab_size)[0]
 
 
+def sampler(variant: str, preset: SkipThoughtPreset, data, seed: int = 0):
+    """The step-indexed batches :func:`fit_skip_thought` trains on (also the held-out batches of a training curve:
+    :meth:`reproducer.models.Family.held_out_batches`)."""
+    from reproducer.data.batches import TripleSampler
+
+    return TripleSampler(data.tokenized, data.vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
+                         n_sampled=preset.n_sampled, bucket=preset.bucket)
+
+
+def held_out_data(variant: str, preset: SkipThoughtPreset, data):
+    """The held-out books as ids of the training vocabulary ``data.vocab``."""
+    from reproducer.data.training_corpus import held_out_ids
+
+    return held_out_ids(data, preset.max_books)
+
+
 def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
                      device=None, progress: bool = True):
     """Train uni-skip or bi-skip on ``data.tokenized`` (ids of ``data.vocab``: a
     :class:`~reproducer.train.TrainingData`); resume from ``checkpoint`` when present. The test-time encoder is a
     :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's current weights; ``evaluate(fitted, step)``
     scores it for the training curve. Returns a :class:`~reproducer.train.Fitted`."""
-    from reproducer.data.batches import TripleSampler
     from reproducer.encoders.trained import TokenEncoder
     from reproducer.runtime import default_device, seed_everything
     from reproducer.train import fit_module
@@ -212,8 +231,6 @@ def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoin
     model = build_skip_thought(variant, preset, len(data.vocab))
     device = default_device(device)
     model.to(device)
-    sampler = TripleSampler(data.tokenized, data.vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
-                            n_sampled=preset.n_sampled, bucket=preset.bucket)
     encoder = TokenEncoder(model.encoder, data.vocab, variant, device=device)
-    return fit_module(model, encoder, sampler.batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
+    return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
                       seed=seed, device=device, progress=progress)

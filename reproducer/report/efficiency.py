@@ -130,6 +130,10 @@ def faster(*ratios: float) -> bool:
     return all(r > 1 for r in ratios if not math.isnan(r))
 
 
+#: Each model's share of the preset's budget (uni-QT's and ST's); the rest train for the whole budget. At ``default``
+#: uni-QT and ST get about an epoch (Figure 2 compares them), bi-QT and MC-QT 15 minutes, BoW-QT 5.
+BUDGET_SHARES = {"quick": {"BoW-QT": 1 / 3}, "default": {"bi-QT": 3 / 7, "MC-QT": 3 / 7, "BoW-QT": 1 / 7}}
+
 #: The models of :class:`QuickThoughtModels` that train (``combine-QT`` and ``glove-bow`` are built from others).
 FAMILY = ("uni-QT", "ST", "bi-QT", "MC-QT", "BoW-QT")
 
@@ -151,7 +155,9 @@ class QuickThoughtModels:
         self.st_settings = matched_skip_thought(settings)
         self.corpus_config = CorpusConfig(max_books=settings.max_books)
         self.sizes = smaller_mc_qt(settings)
-        self.overrides = {"BoW-QT": {"max_seconds": settings.max_seconds and settings.max_seconds / 3}, **self.sizes}
+        shares = BUDGET_SHARES.get(settings.name, BUDGET_SHARES["quick"])
+        self.overrides = {**{name: {"max_seconds": settings.max_seconds and settings.max_seconds * share}
+                             for name, share in shares.items()}, **self.sizes}
 
     @functools.cached_property
     def corpus(self):
@@ -175,24 +181,37 @@ class QuickThoughtModels:
 
         return with_pretrained_channel(self.corpus, self.data, load_glove())
 
+    def held_out(self, family: str, variant: str, settings):
+        """The held-out loss callback of a model (:func:`~reproducer.evaluate.training_curve.held_out_loss` on 16
+        batches of the held-out books)."""
+        from reproducer.evaluate.training_curve import held_out_loss
+        from reproducer.models import family as family_of
+
+        return held_out_loss(family_of(family).held_out_batches(variant, settings, self.data))
+
     def fit(self, name: str):
         """The :class:`~reproducer.train.Fitted` model ``name`` (``ST``, a Quick-Thoughts variant, or one of
-        :attr:`sizes`), trained or reloaded by ``run.model``; its encoder carries the name."""
-        from reproducer.evaluate.training_curve import curve_scores
+        :attr:`sizes`), trained or reloaded by ``run.model``; its encoder carries the name. Every model but MC-QT
+        records its held-out loss at the preset's evaluation points; uni-QT's input encoder ``f`` and ST are also
+        scored on the curve tasks (Figure 2)."""
+        from reproducer.evaluate.training_curve import combined, curve_scores
         from reproducer.objectives.quick_thought import fit_quick_thought
         from reproducer.objectives.skip_thought import fit_skip_thought
 
         def train(checkpoint):
             options = dict(checkpoint=checkpoint, seed=self.seed, progress=self.progress)
             if name == "ST":
-                fitted = fit_skip_thought("uni-skip", self.st_settings, self.data,
-                                          evaluate=curve_scores(self.curve_tasks), **options)
+                evaluate = combined(curve_scores(self.curve_tasks), self.held_out("skip-thought", "uni-skip",
+                                                                                  self.st_settings))
+                fitted = fit_skip_thought("uni-skip", self.st_settings, self.data, evaluate=evaluate, **options)
             else:
                 variant, steps = name.split()[0], self.record("MC-QT")["step"] if name in self.sizes else None
                 f_scores = curve_scores(self.curve_tasks, encoder=lambda fitted: fitted.encoder.encoders[0])  # f alone
                 settings = self.settings.with_overrides(max_steps=steps, **self.overrides.get(name, {}))
+                evaluate = None if variant == "MC-QT" else combined(
+                    f_scores if name == "uni-QT" else None, self.held_out("quick-thought", variant, settings))
                 fitted = fit_quick_thought(variant, settings, self.glove_data if variant == "MC-QT" else self.data,
-                                           evaluate=f_scores if name == "uni-QT" else None, **options)
+                                           evaluate=evaluate, **options)
             fitted.encoder.name = name  # its bundle and its results carry the model's name
             return fitted
 
