@@ -309,6 +309,7 @@ class NotebookRun:
     retrain: bool = False
     parameters: dict = field(default_factory=dict)
     changed: dict = field(default_factory=dict)
+    defaults: dict = field(default_factory=dict)  # the parameters cell's defaults (for sibling runs)
     _settings: Any = field(default_factory=dict, repr=False)
     _models: dict = field(default_factory=dict, repr=False)
 
@@ -321,6 +322,24 @@ class NotebookRun:
 
     def path(self, name: str) -> Path:
         return self.dir / name
+
+    def sibling(self, preset: str | None = None, seed: int | None = None, reset: tuple[str, ...] = ()) -> "NotebookRun":
+        """This notebook's run at another ``preset`` and/or ``seed``, with this run's other parameters but those in
+        ``reset`` (back to their defaults, e.g. a budget that does not apply at the other preset) — so with the results
+        folder and keys that executing the notebook with them gives: where a chapter keeps the extra training seeds of
+        its claims. Declare its settings (:meth:`settings`) as the notebook's set-up cell does."""
+        preset = check_preset(preset or self.preset)
+        seed = self.seed if seed is None else seed
+        parameters = {**self.parameters, **{k: self.defaults[k] for k in reset if k in self.defaults},
+                      "preset": preset, "seed": seed}
+        changed = {k: v for k, v in self.changed.items() if k != "seed" and k not in reset}
+        if seed != 0:
+            changed["seed"] = seed
+        run = NotebookRun(self.notebook, preset, seed, self.retrain, parameters=parameters, changed=changed,
+                          defaults=self.defaults)
+        if changed:
+            write_json(run.path("parameters.json"), changed)
+        return run
 
     @property
     def key(self) -> dict:
@@ -456,7 +475,7 @@ def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> 
                if name not in ("preset", "retrain") and value != defaults[name]}
     run = NotebookRun(notebook, values["preset"], values.get("seed", 0), values.get("retrain", False),
                       parameters={name: value for name, value in values.items() if name != "retrain"},
-                      changed=changed)
+                      changed=changed, defaults=defaults)
     if changed:
         write_json(run.path("parameters.json"), changed)
     seed_everything(run.seed)

@@ -16,10 +16,21 @@ def test_verdict_words():
 def test_claim_table_colours_each_outcome_and_rejects_other_words():
     claims = pd.DataFrame([{"claim": "a", "outcome": verdict(True), "numbers": "1 vs 0"},
                            {"claim": "b", "outcome": verdict(False), "numbers": "0 vs 1"},
-                           {"claim": "c", "outcome": verdict(None), "numbers": "–"}])
+                           {"claim": "c", "outcome": verdict(None), "numbers": "–"},
+                           {"claim": "d", "outcome": "inconclusive", "numbers": "1 vs 1"}])
     html = claim_table(claims).to_html()
     assert "**" not in html
     for outcome, style in COLOURS.items():
         assert outcome in html and style.split(";")[0].replace(" ", "") in html.replace(" ", "")
-    with pytest.raises(ValueError, match="verdict"):
+    with pytest.raises(ValueError, match="Outcomes must be one of reproduced, .*got \\['\\*\\*reproduced\\*\\*'\\]"):
         claim_table(claims.assign(outcome="**reproduced**"))
+
+
+def test_claim_table_hides_the_raw_values_of_checked_claims():
+    claims = pd.DataFrame([{"claim": "a", "outcome": "inconclusive", "ours": "+0.10 [-1.00, +1.20]", "threshold": "≥ 0",
+                            "paper": "p", "numbers": "n", "noise": "test items (bootstrap)", "value": 0.1,
+                            "low": -1.0, "high": 1.2}])
+    styler = claim_table(claims)
+    html = styler.to_html()
+    assert "+0.10 [-1.00, +1.20]" in html and "test items (bootstrap)" in html
+    assert list(styler.data.columns) == ["claim", "outcome", "ours", "threshold", "paper", "numbers", "noise"]

@@ -21,8 +21,10 @@ def results(tmp_path, monkeypatch):
 
 
 def test_presets():
-    assert [check_preset(p) for p in ("smoke", "default", "paper")] == ["smoke", "default", "paper"]
-    with pytest.raises(ReproducerError, match="smoke, default, paper"):
+    from reproducer.presets import SCALES
+
+    assert [check_preset(p) for p in SCALES] == ["smoke", "quick", "default", "paper"]
+    with pytest.raises(ReproducerError, match="smoke, quick, default, paper"):
         check_preset("fast")
 
 

@@ -52,7 +52,7 @@ class _Log:
         return {"step": 7, "seconds": 3.0}
 
 
-def _models(monkeypatch, run):
+def _models(monkeypatch, run, scale="quick"):
     import reproducer.evaluate.training_curve
     import reproducer.objectives.quick_thought
     import reproducer.objectives.skip_thought
@@ -70,12 +70,23 @@ def _models(monkeypatch, run):
         calls.append(("ST", variant, settings, data, evaluate, checkpoint))
         return Fitted(_Encoder(4), _Log())
 
+    def curve_scores(tasks, encoder=None):  # the curve callback: which tasks, and which encoder it scores
+        return lambda fitted, step: {"curve": tuple(tasks), "scored": (encoder or (lambda f: f.encoder))(fitted)}
+
+    def held_out(family, variant, settings):  # the held-out loss callback: of which model, at which settings
+        return lambda fitted, step: {"held-out": (family, variant, settings.max_seconds)}
+
     monkeypatch.setattr(reproducer.objectives.quick_thought, "fit_quick_thought", fit_qt)
     monkeypatch.setattr(reproducer.objectives.skip_thought, "fit_skip_thought", fit_st)
-    monkeypatch.setattr(reproducer.evaluate.training_curve, "curve_scores", lambda tasks, encoder=None: ("scores", tasks))
-    models = QuickThoughtModels(run, preset("quick-thought", "default", max_seconds=90), ["MR"], seed=3)
+    monkeypatch.setattr(reproducer.evaluate.training_curve, "curve_scores", curve_scores)
+    models = QuickThoughtModels(run, preset("quick-thought", scale, max_seconds=90), ["MR"], seed=3)
     models.data, models.glove_data = "word ids", "GloVe ids"  # loaded on first use: set here, nothing is read
+    models.held_out = held_out  # it reads the held-out books: tested on toy books in test_issue22_units.py
     return models, calls
+
+
+#: What a training callback is given: a fitted model whose encoder is a pair (QT's [f; g]).
+_FITTED = namedtuple("Fitted", "encoder")(namedtuple("Pair", "encoders")(["f", "g"]))
 
 
 def test_models_train_each_kind_with_its_settings_and_data(monkeypatch):
@@ -83,15 +94,36 @@ def test_models_train_each_kind_with_its_settings_and_data(monkeypatch):
     models, calls = _models(monkeypatch, run)
     assert models.record("ST") == {"step": 7, "seconds": 3.0, "dim": 4}  # its vector size from an encoded sentence
     _, variant, st, data, evaluate, checkpoint = calls[-1]
-    assert (variant, st, data, evaluate, checkpoint) == ("uni-skip", models.st_settings, "word ids", ("scores", ["MR"]),
-                                                         "checkpoints/ST.train.pt")
-    assert models.fit("uni-QT").encoder.name == "uni-QT" and calls[-1][4] is not None  # uni-QT's f is scored
-    assert models.fit("BoW-QT") and calls[-1][2].max_seconds == 30 and calls[-1][4] is None  # a third of the budget
+    assert (variant, st, data, checkpoint) == ("uni-skip", models.st_settings, "word ids", "checkpoints/ST.train.pt")
+    # ST is scored on the curve tasks and records its held-out loss at its own settings
+    assert evaluate(_FITTED, 1) == {"curve": ("MR",), "scored": _FITTED.encoder,
+                                    "held-out": ("skip-thought", "uni-skip", models.st_settings.max_seconds)}
+    assert models.fit("uni-QT").encoder.name == "uni-QT"
+    assert calls[-1][4](_FITTED, 1) == {"curve": ("MR",), "scored": "f",  # uni-QT's f alone is scored
+                                        "held-out": ("quick-thought", "uni-QT", 90)}
+    assert models.fit("BoW-QT") and calls[-1][2].max_seconds == 30  # a third of the budget
+    assert calls[-1][4](_FITTED, 1) == {"held-out": ("quick-thought", "BoW-QT", 30)}  # no curve scores
     models.fit("MC-QT 400d")
-    _, variant, settings, data, _, _ = calls[-1]
+    _, variant, settings, data, evaluate, _ = calls[-1]
     assert (variant, settings.bi_hidden, settings.max_steps, data) == ("MC-QT", 50, 42, "GloVe ids")  # MC-QT's steps
+    assert evaluate is None  # MC-QT's ids include the pre-trained channel's: no held-out loss
     assert run.computed == ["ST_training"]  # MC-QT's record was reused
     assert models.fit("ST") is run.models["ST"] and len(calls) == 4  # trained once per kernel
+
+
+def test_models_share_the_default_budget_as_the_chapter_says(monkeypatch):
+    from reproducer.report.efficiency import BUDGET_SHARES
+
+    models, calls = _models(monkeypatch, _FakeRun(), scale="default")
+    shares = BUDGET_SHARES["default"]
+    assert set(shares) == {"bi-QT", "MC-QT", "BoW-QT"} and all(0 < s < 1 for s in shares.values())
+    models.fit("bi-QT")
+    assert calls[-1][2].max_seconds == pytest.approx(90 * shares["bi-QT"])
+    models.fit("BoW-QT")
+    assert calls[-1][2].max_seconds == pytest.approx(90 * shares["BoW-QT"])
+    models.fit("uni-QT")
+    assert calls[-1][2].max_seconds == 90  # uni-QT and ST (Figure 2) get the whole budget
+    assert models.st_settings.max_seconds == 90
 
 
 def test_models_reuse_saved_encoders_and_build_combine_qt(monkeypatch):
@@ -109,15 +141,35 @@ def test_models_evaluate_once_and_reuse_stored_results(monkeypatch):
     import reproducer.evaluate
 
     scores = Results("x", "prototype", {"MR": {"acc": 60.0}})
-    run = _FakeRun(stored={"eval_uni-QT": scores.to_json()}, saved={"MC-QT 400d"})
+    run = _FakeRun(stored={"eval_uni-QT": scores.to_json()}, saved={"MC-QT 400d", "bi-QT"})
     models, _ = _models(monkeypatch, run)
     asked = []
     monkeypatch.setattr(reproducer.evaluate, "evaluate",
-                        lambda encoder, tasks, config, progress: asked.append((encoder, tasks, config)) or scores)
+                        lambda encoder, tasks, config, progress: asked.append((encoder, list(tasks), config)) or scores)
     assert models.evaluated("uni-QT", ["MR"]).scores == scores.scores and not asked
     models.evaluated("MC-QT 400d", ("MR", "CR"), key="eval_small")
     assert asked == [("saved MC-QT 400d", ["MR", "CR"], models.settings.eval_config)]
     assert run.computed == ["eval_small"]
+    # by default the chapter's tasks and STS14 (Table 8), stored by the products under eval_<model>
+    models.evaluated("bi-QT")
+    assert asked[-1] == ("saved bi-QT", ["MR", "STS14"], models.settings.eval_config)
+    assert run.computed == ["eval_small", "eval_bi-QT"]
+    assert models.products.evaluation("bi-QT").scores == scores.scores and len(asked) == 2  # the same cache
+
+
+def test_uni_qt_f_is_uni_qt_input_encoder_under_its_own_name(monkeypatch):
+    from reproducer.report.efficiency import UNI_QT_F
+
+    class Part:
+        name = "f"
+
+    f, g = Part(), Part()
+    models, _ = _models(monkeypatch, _FakeRun())
+    monkeypatch.setattr(models.run, "encoder", lambda name: namedtuple("Pair", "encoders")([f, g]) if name == "uni-QT"
+                        else None)
+    alone = models.trained(UNI_QT_F)
+    assert alone.name == UNI_QT_F and isinstance(alone, Part) and alone is not f
+    assert f.name == "f"  # uni-QT's own encoder keeps its name
 
 
 def test_training_loss_figure_has_qt_losses_beside_st():
@@ -215,14 +267,27 @@ def test_curve_changes_counts_falls_and_rises():
     assert curve_changes(evals, ["CR"]) == {"fell": 0, "rose": 1}
 
 
-def test_figure2_note_counts_the_falls_of_each_curve():
+def test_figure2_note_counts_the_rises_of_each_curve_and_the_held_out_change():
     from reproducer.report.efficiency import figure2_note
 
-    qt = {"seconds": 120.0, "step": 300, "evals": [{"MR": 60.0, "CR": 70.0}, {"MR": 61.0, "CR": 71.0}]}
-    st = {"seconds": 121.4, "step": 90, "evals": [{"MR": 60.0, "CR": 70.0}, {"MR": 59.0, "CR": 69.0}]}
-    note = figure2_note(qt, st, ["MR", "CR"])
-    assert note.startswith("In 121 s the skip-thought made **90 updates** of 400 sentences, Quick-Thoughts **300**.")
-    assert "ST's score falls on 2 of 2 tasks and QT's on 0:" in note
+    qt = {"seconds": 120.0, "step": 3000, "examples": 1_200_000,
+          "evals": [{"seconds": 0.0, "MR": 60.0, "CR": 70.0, "held-out loss": 4.0},
+                    {"seconds": 80.0, "MR": 61.0, "CR": 71.0, "held-out loss": 2.0},
+                    {"seconds": 120.0, "MR": 62.0, "CR": 72.0, "held-out loss": 1.9}]}
+    st = {"seconds": 121.4, "step": 90, "examples": 36_000,
+          "evals": [{"seconds": 0.0, "MR": 60.0, "CR": 70.0, "held-out loss": 8.0},
+                    {"seconds": 81.0, "MR": 59.0, "CR": 69.0, "held-out loss": 6.0},
+                    {"seconds": 121.4, "MR": 61.0, "CR": 69.0, "held-out loss": 3.0}]}
+    note = figure2_note(qt, st, ["MR", "CR"], corpus_sentences=1_200_000)
+    assert note.startswith("In 121 s the skip-thought made **90 updates** of 400 sentences (0.03 epochs), "
+                           "Quick-Thoughts **3,000** (1.00 epochs).")
+    assert "QT's score rose on 2 of 2 tasks and ST's on 1." in note
+    # from the record nearest to the last third's start (80 s of 120; 81 s of 121.4) to the last one
+    assert "the held-out loss changed by -5.0% for QT and -50.0% for ST" in note
+    plain = figure2_note({**qt, "evals": [{k: v for k, v in e.items() if k != "held-out loss"} for e in qt["evals"]]},
+                         st, ["MR"])
+    assert "epochs" not in plain and "held-out" not in plain  # neither a corpus size nor a held-out curve for QT
+    assert "QT's score rose on 1 of 1 tasks and ST's on 1." in plain
 
 
 def test_speed_note_gives_the_benchmark_the_training_runs_and_the_papers_ratio():
@@ -451,33 +516,100 @@ def test_table8_compares_matched_rows_with_the_papers():
 
 # --- the claims ------------------------------------------------------------------------------------------------------
 
-def _claims(**changes):
+N_ITEMS = 400
+
+
+def _correct(first: int, count: int) -> np.ndarray:
+    """Which of :data:`N_ITEMS` test items an encoder got right: ``count`` of them from item ``first`` on (wrapping)."""
+    return np.isin(np.arange(N_ITEMS), (first + np.arange(count)) % N_ITEMS)
+
+
+def _evidence(analogies: bool = True):
+    """A seed's evidence for the chapter's claims, built so that each claim has a known outcome: uni-QT's f well above
+    ST (Figure 2); combine-QT below uni-QT (not reproduced); MC-QT as accurate as uni-QT on other items
+    (inconclusive); combine-QT far above ST on STS14; uni-QT and ST as good at the analogies on other questions."""
+    from reproducer.evaluate.items import correct_items, grouped_items, main_score, scored_items
+    from reproducer.report.claims import Evidence
+    from reproducer.report.efficiency import UNI_QT_F
+
+    rng = np.random.default_rng(0)
+    gold = rng.normal(size=300)
+
+    def related(noise):  # pred/gold items of a relatedness or similarity task
+        return scored_items(gold + rng.normal(scale=noise, size=gold.size), gold)["_items"]
+
+    def results(name, mr=None, cr=None, sick=None, sts=None):
+        items = {}
+        if mr is not None:
+            items["MR"] = correct_items(_correct(*mr))["_items"]
+        if cr is not None:
+            items["CR"] = correct_items(_correct(*cr))["_items"]
+        if sick is not None:
+            items["SICK-R"] = related(sick)
+        if sts is not None:
+            items["STS14"] = grouped_items({"news": related(sts), "forum": related(sts)})["_items"]
+        metric = {"MR": "acc", "CR": "acc", "SICK-R": "pearson", "STS14": "wmean.pearson"}
+        scores = {t: {metric[t]: main_score(metric[t], i)} for t, i in items.items()}
+        return Results(name, "paper", scores, items=items)
+
+    per_model = {UNI_QT_F: results(UNI_QT_F, mr=(0, 320), sick=0.3), "ST": results("ST", mr=(0, 240), sick=2.0,
+                                                                                    sts=3.0),
+                 "uni-QT": results("uni-QT", mr=(0, 320), cr=(0, 320)), "bi-QT": results("bi-QT", mr=(0, 280),
+                                                                                           cr=(0, 280)),
+                 "combine-QT": results("combine-QT", mr=(0, 240), cr=(0, 240), sts=0.3),
+                 "MC-QT": results("MC-QT", mr=(120, 320), cr=(120, 320))}
+    hits = {"uni-QT": "1" * 50 + "0" * 50, "ST": "0" * 50 + "1" * 50}
+    return Evidence(per_model, {n: {"hits": h} for n, h in hits.items()} if analogies else {})
+
+
+def _qt_claims(questions=True):
     from reproducer.report.quick_thought_claims import quick_thought_claims
 
-    tasks = ["MR", "CR", "SICK-R"]
-    sts = pd.DataFrame({"Overall": [0.4, 0.3, 0.49, 0.39]}, index=pd.MultiIndex.from_tuples(
-        [("ours", "QT (RNN) = combine-QT"), ("ours", "ST (this chapter)"), ("paper", "QT (RNN)"),
-         ("paper", "Skip-Thoughts")]))
-    inputs = dict(speed=(20.0, float("nan")), paper_speed=4.8, tasks=tasks,
-                  qt={"seconds": 120.0, "evals": [{"MR": 60.0, "CR": 65.0, "SICK-R": 0.6}]},
-                  st={"seconds": 121.0, "evals": [{"MR": 59.0, "CR": 66.0, "SICK-R": 0.5}]},
-                  family_mean=pd.Series({"uni-QT": 60.0, "bi-QT": 61.0, "combine-QT": 62.0, "MC-QT": 63.0}), sts=sts,
-                  analogy={"questions": [{}] * 4, "uni-QT": {"accuracy": 0.5}, "ST": {"accuracy": 0.25},
-                           "MC-QT": {"accuracy": 0.75}})
-    return quick_thought_claims(**{**inputs, **changes}).set_index("claim")
+    return quick_thought_claims(classification=["MR", "CR"], curve_tasks=["MR", "SICK-R"], paper_speed=4.8,
+                                paper_sts=pd.Series({"QT (RNN)": 0.49, "Skip-Thoughts": 0.39}), questions=questions)
 
 
-def test_claims_verdicts_follow_the_numbers():
-    claims = _claims()
-    assert claims.columns.tolist() == ["outcome", "numbers"]
-    assert (claims.outcome == "reproduced").all()
-    assert "QT ≥ ST on 2 of 3 tasks" in claims.numbers.iloc[1]
-    assert "paper: 0.49 vs 0.39" in claims.numbers.iloc[3]
-    worse = _claims(speed=(0.5, 2.0), family_mean=pd.Series({"uni-QT": 63.0, "bi-QT": 61.0, "combine-QT": 62.0,
-                                                             "MC-QT": 60.0}), analogy={"questions": []})
-    assert worse.outcome.tolist() == ["not reproduced", "reproduced", "not reproduced", "reproduced",
-                                      "not reproduced", "not reproduced"]
-    assert worse.numbers.iloc[4] == "no questions at this preset"
+def test_claims_outcomes_follow_the_numbers_and_their_noise():
+    from reproducer.report.claims import check
+
+    claims = check(_qt_claims(), _evidence()).set_index("claim")
+    assert claims.outcome.tolist() == ["reproduced", "not reproduced", "inconclusive", "reproduced", "inconclusive"]
+    figure2, combine, mc, sts, analogy = (claims.iloc[i] for i in range(5))
+    # the quantities: gaps in points (accuracy in %, correlations × 100)
+    sick_gap = 100 * (_evidence().results["uni-QT f"].main_scores()["SICK-R"]
+                      - _evidence().results["ST"].main_scores()["SICK-R"])
+    assert figure2.value == pytest.approx((80 - 60 + sick_gap) / 2) and figure2.low > 0
+    assert combine.value == pytest.approx(60 - 80) and combine.high < 0  # combine-QT against the better part
+    assert mc.value == pytest.approx(0) and mc.low < 0 < mc.high  # as accurate, on other items
+    assert analogy.value == pytest.approx(0) and analogy.low < 0 < analogy.high
+    assert sts.low > 0 and sts.paper == "0.49 vs 0.39"
+    assert figure2.numbers.startswith("mean over MR, SICK-R (points): uni-QT f ")
+    assert combine.numbers == "combine-QT 60.0, uni-QT 80.0, bi-QT 70.0"
+    assert analogy.numbers == "same encoder: uni-QT 50.0%, ST 50.0%"
+    assert (claims.noise == "test items (bootstrap)").all()  # no seeds given
+
+
+def test_claims_leave_out_the_analogies_without_questions():
+    from reproducer.report.claims import check
+
+    claims = _qt_claims(questions=False)
+    assert len(claims) == 4 and not any("analogies" in c.claim for c in claims)
+    assert len(check(claims, _evidence(analogies=False))) == 4  # no analogy answers needed
+
+
+def test_speed_claim_is_judged_on_the_benchmark_repeats():
+    from reproducer.report.quick_thought_claims import speed_claim, speed_ratios_of
+
+    bench = {"runs": _runs(qt=700.0, exact=35.0), "repeats": [_runs(qt=q, exact=35.0) for q in (700.0, 665.0, 735.0)]}
+    ratios = speed_ratios_of(bench)
+    assert ratios == pytest.approx([20.0, 19.0, 21.0])
+    assert speed_ratios_of({"runs": _runs(qt=70.0, exact=35.0)}) == pytest.approx([2.0])  # a record without repeats
+    claim = speed_claim(ratios, 4.8)
+    assert claim["outcome"] == "reproduced" and claim["value"] == pytest.approx(20.0) and claim["low"] > 4.8
+    assert claim["noise"] == "3 repeats" and claim["numbers"] == "3 benchmark repeats: 20.00×, 19.00×, 21.00×"
+    assert speed_claim([4.0, 6.0], 4.8)["outcome"] == "inconclusive"  # two repeats straddling the paper's ratio
+    assert speed_claim([2.0], 4.8)["outcome"] == "not reproduced"  # one measurement: judged on itself
+    assert speed_claim([float("nan")], 4.8)["outcome"] == "not checked"
 
 
 def _comparison():

@@ -196,7 +196,7 @@ def test_presets_name_the_paper_sizes_and_take_overrides():
     assert paper.n_sampled == 0 and paper.batch_size == 128 and paper.clip == 10
     assert SKIP_THOUGHT["default"].max_seconds is not None and SKIP_THOUGHT["smoke"].max_steps is not None
     assert preset("skip-thought", "default", max_seconds=60, eval_config=None).max_seconds == 60
-    assert preset("skip-thought", "default", eval_config=None).eval_config == "prototype"
+    assert preset("skip-thought", "default", eval_config=None).eval_config == "paper"
     with pytest.raises(ReproducerError, match="Unknown preset"):
         preset("skip-thought", "huge")
     with pytest.raises(ReproducerError, match="Unknown SkipThoughtPreset settings"):

@@ -96,7 +96,7 @@ def test_the_registry_names_every_family_and_variant():
     from reproducer.models import FAMILIES, MODELS, PAPERS, family, model, models, table
 
     for fam in FAMILIES.values():
-        assert fam.paper in PAPERS and set(fam.presets) == {"smoke", "default", "paper"}
+        assert fam.paper in PAPERS and set(fam.presets) == {"smoke", "quick", "default", "paper"}
         assert callable(getattr(fam._module(), fam.fit_function))
         for m in models(family=fam.name):
             assert m.variant is None or m.variant in fam.variants, (m.name, fam.variants)

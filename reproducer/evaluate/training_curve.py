@@ -33,8 +33,11 @@ def held_out_loss(batches: list) -> Callable[[object, int], dict[str, float]]:
         raise ReproducerError("held_out_loss needs at least one held-out batch.")
 
     def scores(fitted, step: int) -> dict[str, float]:
+        from reproducer.runtime import inference
+
         device = next(fitted.module.parameters()).device
-        losses = [float(fitted.module(b.to(device) if hasattr(b, "to") else b)) for b in batches]
+        with inference(fitted.module):
+            losses = [float(fitted.module(b.to(device) if hasattr(b, "to") else b)) for b in batches]
         return {"held-out loss": sum(losses) / len(losses)}
 
     return scores

@@ -54,10 +54,10 @@ PRESETS: dict[str, QuickThoughtPreset] = {p.name: p for p in [
                        batch_size=32, max_len=20, max_steps=30),
     # equal vector sizes to the default skip-thoughts (uni: 2 x 300 = 600-d; bi: 2 x 2 x 150)
     QuickThoughtPreset(name="quick", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
-                       max_seconds=120, eval_every=40),
+                       max_seconds=120, eval_every=40, eval_config="paper"),
     # quick's sizes for about one epoch of our corpus (3,642 batches of 400; uni-QT: 35 minutes here)
     QuickThoughtPreset(name="default", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
-                       max_seconds=2100, eval_every=300),
+                       max_seconds=2100, eval_every=300, eval_config="paper"),
     # uni-QT: 1,915 TFLOP per epoch of our corpus (3,642 batches of 400): 19 s at a sustained 100 TFLOP/s, 2.9 h at
     # this 2-core CPU's sgemm rate (`python -m reproducer bench epoch`); the recurrence will not sustain that on a GPU
     QuickThoughtPreset(name="paper", max_books=None, vocab_size=50000, word_dim=300, hidden=1200, bi_hidden=600,

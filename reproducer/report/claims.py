@@ -1,21 +1,150 @@
-"""The claims of a paper checked on our numbers: one row per claim with its outcome and the numbers behind it."""
+"""The claims of a paper checked on our numbers, each judged against its noise: one row per claim with its outcome
+(*reproduced*, *not reproduced*, *inconclusive*), our value with its interval, the paper's, and the numbers behind it.
+
+- :class:`Evidence`: one training seed's scores — each (model, task) main score in points (accuracy in %,
+  correlations × 100) with its paired bootstrap replicates over test items
+  (:func:`reproducer.evaluate.uncertainty.task_replicates`); analogy answers enter as the task ``analogy``.
+- :class:`Claim`: the paper's wording, the quantity it is about (a function of an :class:`Evidence`, computed alike on
+  the point values and on the replicates) and the threshold the wording sets.
+- :func:`check`: the claims on the main run's evidence, with the training noise of the seeds' evidence (which may come
+  from a shorter budget), through :func:`reproducer.evaluate.uncertainty.judge`; :func:`claim_table` shows them;
+  :func:`counts` counts the outcomes.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
 import pandas as pd
+
+from reproducer.errors import ReproducerError
 
 #: Colours of the outcome column (green, red, grey).
 COLOURS = {"reproduced": "color: #1a7f37; font-weight: bold", "not reproduced": "color: #b42318; font-weight: bold",
-           "not checked": "color: #666666"}
+           "inconclusive": "color: #9a6700; font-weight: bold", "not checked": "color: #666666"}
+#: How many bootstrap replicates every interval uses.
+RESAMPLES = 1000
 
 
 def verdict(ok: bool | None) -> str:
-    """``"reproduced"``, ``"not reproduced"``, or ``"not checked"`` when a needed number is missing (``None``)."""
+    """``"reproduced"``, ``"not reproduced"``, or ``"not checked"`` when a needed number is missing (``None``): for
+    a claim with no noise to judge it against (e.g. a yes/no property of a table)."""
     return "not checked" if ok is None else "reproduced" if ok else "not reproduced"
 
 
+class Evidence:
+    """One seed's scores: ``results`` maps model name → :class:`~reproducer.evaluate.harness.Results` (with per-item
+    outcomes); ``analogies`` maps model name → its analogy answers (with ``hits``). :meth:`score` gives a main score
+    in points, or with ``replicates=True`` its :data:`RESAMPLES` paired bootstrap replicates."""
+
+    def __init__(self, results: dict, analogies: dict | None = None, *, seed: int = 0):
+        self.results, self.analogies, self.seed = dict(results), dict(analogies or {}), seed
+        self._cache: dict = {}
+
+    def score(self, name: str, task: str, replicates: bool = False):
+        from reproducer.evaluate.tasks import TASKS
+
+        key = (name, task, replicates)
+        if key not in self._cache:
+            if task == "analogy":
+                self._cache[key] = self._analogy(name, replicates)
+            else:
+                if name not in self.results:
+                    raise ReproducerError(f"No results of {name} in this evidence (seed {self.seed}).")
+                result = self.results[name]
+                scale = 1.0 if TASKS[task].main_metric == "acc" else 100.0  # correlations in points
+                if replicates:
+                    from reproducer.evaluate.uncertainty import task_replicates
+
+                    self._cache[key] = scale * task_replicates(result, task, RESAMPLES)
+                else:
+                    self._cache[key] = scale * float(result.main_scores()[task])
+        return self._cache[key]
+
+    def _analogy(self, name: str, replicates: bool):
+        hits = np.frombuffer(self.analogies[name]["hits"].encode("ascii"), dtype=np.uint8) == ord("1")
+        if not replicates:
+            return 100 * float(hits.mean())
+        rng = np.random.default_rng([0, len(hits), 7])  # paired across models: the same resampled questions
+        return 100 * hits[rng.integers(0, len(hits), size=(RESAMPLES, len(hits)))].mean(-1)
+
+    def mean(self, name: str, tasks, replicates: bool = False):
+        """The mean of ``name``'s scores (points) over ``tasks``."""
+        return sum(self.score(name, t, replicates) for t in tasks) / len(tasks)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim as the paper words it (``claim``) and how we measure it: ``quantity(evidence, replicates)`` (computed
+    alike on point values and on replicates: use :meth:`Evidence.score` and :meth:`Evidence.mean`, and
+    ``np.maximum``/``np.minimum`` rather than ``max``/``min``), reproduced when it is ≥ ``threshold`` (``at_most``:
+    ≤) beyond the noise. ``paper``: the paper's numbers in words; ``numbers(evidence)``: ours, the parts behind the
+    quantity; ``unit``: how the quantity prints."""
+
+    claim: str
+    quantity: Callable[[Evidence, bool], float | np.ndarray]
+    threshold: float = 0.0
+    at_most: bool = False
+    paper: str = ""
+    numbers: Callable[[Evidence], str] | None = None
+    unit: str = "{:+.2f}"
+
+
+def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None) -> pd.DataFrame:
+    """Each claim judged on ``evidence`` (the main run): its value, the bootstrap replicates of the quantity, and the
+    quantity on each of ``seeds`` (training noise; at least two, else it is left out). Columns: claim, outcome,
+    ours (value and 95% interval), threshold, paper, numbers, noise (what the interval includes), and the raw
+    ``value``, ``low``, ``high``."""
+    from reproducer.evaluate.uncertainty import judge
+
+    rows = []
+    for c in claims:
+        seed_values = [float(c.quantity(e, False)) for e in seeds] if seeds and len(seeds) >= 2 else None
+        j = judge(c.quantity(evidence, False), c.quantity(evidence, True), seed_values, c.threshold,
+                  at_most=c.at_most)
+        noise = ["test items (bootstrap)"] + ([f"{j['seeds']} training seeds"] if j["seeds"] else [])
+        rows.append({"claim": c.claim, "outcome": j["outcome"],
+                     "ours": f"{c.unit.format(j['value'])} [{c.unit.format(j['low'])}, {c.unit.format(j['high'])}]",
+                     "threshold": f"{'≤' if c.at_most else '≥'} {c.threshold:g}", "paper": c.paper,
+                     "numbers": c.numbers(evidence) if c.numbers else "", "noise": " + ".join(noise),
+                     "value": j["value"], "low": j["low"], "high": j["high"]})
+    return pd.DataFrame(rows)
+
+
+def point_claim(claim: str, value: float | None, threshold: float, *, at_most: bool = False, paper: str = "",
+                numbers: str = "", noise: str = "none measured", seed_values=None, unit: str = "{:.2f}") -> dict:
+    """A claim row (as :func:`check` makes) for a quantity without test items (a timing, a training curve):
+    judged on the spread of ``seed_values`` (repeated measurements) when given, else on the value alone;
+    ``None``: not checked."""
+    from reproducer.evaluate.uncertainty import judge
+
+    if value is None or np.isnan(float(value)):
+        return {"claim": claim, "outcome": "not checked", "ours": "", "threshold": f"{'≤' if at_most else '≥'} "
+                f"{threshold:g}", "paper": paper, "numbers": numbers, "noise": noise, "value": np.nan,
+                "low": np.nan, "high": np.nan}
+    j = judge(value, None, seed_values, threshold, at_most=at_most)
+    return {"claim": claim, "outcome": j["outcome"],
+            "ours": f"{unit.format(j['value'])} [{unit.format(j['low'])}, {unit.format(j['high'])}]",
+            "threshold": f"{'≤' if at_most else '≥'} {threshold:g}", "paper": paper, "numbers": numbers,
+            "noise": f"{j['seeds']} repeats" if j["seeds"] else noise, "value": j["value"], "low": j["low"],
+            "high": j["high"]}
+
+
+def counts(claims: pd.DataFrame) -> dict[str, int]:
+    """How many claims had each outcome, and how many were *decided* (reproduced or not reproduced)."""
+    out = {o: int((claims["outcome"] == o).sum()) for o in ("reproduced", "not reproduced", "inconclusive",
+                                                             "not checked")}
+    out["decided"] = out["reproduced"] + out["not reproduced"]
+    out["claims"] = len(claims)
+    return out
+
+
 def claim_table(claims: pd.DataFrame):
-    """``claims`` (columns ``claim``, ``outcome``, ``numbers``) as a Styler: no index, outcomes coloured."""
+    """``claims`` (columns ``claim``, ``outcome``, ``numbers`` and, from :func:`check`, ``ours``, ``threshold``,
+    ``paper``, ``noise``) as a Styler: no index, the raw value columns hidden, outcomes coloured."""
     unknown = set(claims["outcome"]) - set(COLOURS)
     if unknown:
-        raise ValueError(f"Outcomes must be made by verdict(): got {sorted(unknown)}.")
-    return claims.style.hide(axis="index").map(COLOURS.get, subset=["outcome"])
+        raise ValueError(f"Outcomes must be one of {', '.join(COLOURS)}: got {sorted(unknown)}.")
+    shown = claims.drop(columns=[c for c in ("value", "low", "high") if c in claims])
+    return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"])

@@ -20,6 +20,7 @@ import math
 import pandas as pd
 
 from reproducer.report.published import published
+from reproducer.report.units import ChapterModels
 
 PAPER = "logeswaran2018"
 
@@ -36,18 +37,22 @@ def matched_skip_thought(qt):
                   max_seconds=qt.max_seconds, max_steps=qt.max_steps, eval_every=qt.eval_every)
 
 
-def throughput(qt, st, seconds: float, seed: int = 0) -> dict:
-    """``{"runs": [...]}``: Quick-Thoughts and exact-softmax skip-thought with QT's encoder sizes, each trained for
-    ``seconds`` in a fresh process (:func:`~reproducer.bench.bench_train`); also the sampled-softmax skip-thought when
-    the skip-thought preset ``st`` uses one."""
+def throughput(qt, st, seconds: float, seed: int = 0, repeats: int = 1) -> dict:
+    """``{"runs": [...], "repeats": [[...], ...]}``: Quick-Thoughts and exact-softmax skip-thought with QT's encoder
+    sizes, each trained for ``seconds`` in a fresh process (:func:`~reproducer.bench.bench_train`); also the
+    sampled-softmax skip-thought when the skip-thought preset ``st`` uses one. The whole measurement is repeated
+    ``repeats`` times (seeds ``seed``, ``seed + 1``, …: the timing noise of the speed claim); ``runs`` is the first."""
     from reproducer.bench import bench_train
 
-    sizes = dict(hidden=qt.hidden, word_dim=qt.word_dim, vocab_size=qt.vocab_size, seconds=seconds,
-                 max_books=qt.max_books, seed=seed)
-    runs = bench_train(["quick_thought", "skip_thought"], n_sampled=0, **sizes)["runs"]
-    if st.n_sampled:
-        runs += bench_train(["skip_thought"], n_sampled=st.n_sampled, **sizes)["runs"]
-    return {"runs": runs}
+    out = []
+    for r in range(repeats):
+        sizes = dict(hidden=qt.hidden, word_dim=qt.word_dim, vocab_size=qt.vocab_size, seconds=seconds,
+                     max_books=qt.max_books, seed=seed + r)
+        runs = bench_train(["quick_thought", "skip_thought"], n_sampled=0, **sizes)["runs"]
+        if st.n_sampled:
+            runs += bench_train(["skip_thought"], n_sampled=st.n_sampled, **sizes)["runs"]
+        out.append(runs)
+    return {"runs": out[0], "repeats": out}
 
 
 def speed_table(runs: list[dict]) -> pd.DataFrame:
@@ -134,37 +139,54 @@ def faster(*ratios: float) -> bool:
 #: uni-QT and ST get about an epoch (Figure 2 compares them), bi-QT and MC-QT 15 minutes, BoW-QT 5.
 BUDGET_SHARES = {"quick": {"BoW-QT": 1 / 3}, "default": {"bi-QT": 3 / 7, "MC-QT": 3 / 7, "BoW-QT": 1 / 7}}
 
+#: uni-QT's input encoder ``f`` alone, scored beside ST in the efficiency study (the same encoder size).
+UNI_QT_F = "uni-QT f"
+#: The models whose neighbours (Table 5, the explorer) and analogy answers (Tables 6-7) the chapter shows.
+NEIGHBOUR_MODELS = ("uni-QT", "ST", "MC-QT", "glove-bow")
+ANALOGY_MODELS = ("uni-QT", "MC-QT", "ST", "glove-bow")
+#: The models trained with several seeds (the claims' training noise): every model a claim compares.
+SEED_MODELS = ("uni-QT", "ST", "bi-QT", "MC-QT")
+
 #: The models of :class:`QuickThoughtModels` that train (``combine-QT`` and ``glove-bow`` are built from others).
 FAMILY = ("uni-QT", "ST", "bi-QT", "MC-QT", "BoW-QT")
 
 
-class QuickThoughtModels:
+class QuickThoughtModels(ChapterModels):
     """The chapter's models by name, each trained or reloaded once through :meth:`run.model
     <reproducer.notebook.NotebookRun.model>` (this kernel's model, else trained, resuming from its checkpoint; a
-    finished one is reloaded): the Quick-Thoughts ``uni-QT``, ``bi-QT``, ``MC-QT`` and ``BoW-QT`` (a third of the
-    budget) of the preset ``settings``; ``ST``, the efficiency study's skip-thought (:func:`matched_skip_thought`);
-    Table 9's smaller MC-QT (:func:`smaller_mc_qt`, as many steps as MC-QT took). ``combine-QT`` is ``[uni-QT; bi-QT]``
-    and ``glove-bow`` GloVe averaging. ST and uni-QT's input encoder ``f`` are scored on ``curve_tasks`` while they
-    train (Figure 2). The training data (the corpus, its word ids, MC-QT's ids of a large vocabulary: ours, then every
-    other GloVe word) are loaded on first use."""
+    finished one is reloaded): the Quick-Thoughts ``uni-QT``, ``bi-QT``, ``MC-QT`` and ``BoW-QT`` (their shares of
+    the budget: :data:`BUDGET_SHARES`) of the preset ``settings``; ``ST``, the efficiency study's skip-thought
+    (:func:`matched_skip_thought`); Table 9's smaller MC-QT (:func:`smaller_mc_qt`, as many steps as MC-QT took).
+    ``combine-QT`` is ``[uni-QT; bi-QT]``, ``uni-QT f`` uni-QT's input encoder alone and ``glove-bow`` GloVe
+    averaging. ST and uni-QT's input encoder ``f`` are scored on ``curve_tasks`` while they train (Figure 2). The
+    training data (the corpus, its word ids, MC-QT's ids of a large vocabulary: ours, then every other GloVe word) are
+    loaded on first use. A :class:`~reproducer.report.units.ChapterModels`: :meth:`unit` trains a model and caches
+    everything the chapter shows of it."""
 
-    def __init__(self, run, settings, curve_tasks: list[str], *, seed: int = 0, progress: bool = True):
-        from reproducer.data.corpus import CorpusConfig
+    family = "quick-thought"
 
-        self.run, self.settings, self.curve_tasks, self.seed, self.progress = run, settings, curve_tasks, seed, progress
+    def __init__(self, run, settings, curve_tasks: list[str], *, tasks: list[str] | None = None, seed: int = 0,
+                 progress: bool = True, pool_size: int = 20000, n_queries: int = 10):
+        super().__init__(run, settings, tasks=list(tasks or curve_tasks), seed=seed, progress=progress,
+                         pool_size=pool_size, n_queries=n_queries)
+        self.curve_tasks = curve_tasks
+        self.classification = [t for t in self.tasks if t not in ("SICK-R", "STS14")]
         self.st_settings = matched_skip_thought(settings)
-        self.corpus_config = CorpusConfig(max_books=settings.max_books)
         self.sizes = smaller_mc_qt(settings)
         shares = BUDGET_SHARES.get(settings.name, BUDGET_SHARES["quick"])
         self.overrides = {**{name: {"max_seconds": settings.max_seconds and settings.max_seconds * share}
                              for name, share in shares.items()}, **self.sizes}
 
-    @functools.cached_property
-    def corpus(self):
-        """The training corpus (:func:`~reproducer.data.corpus.load_corpus`)."""
-        from reproducer.data.corpus import load_corpus
+    def sibling(self, run, settings, seed: int) -> "QuickThoughtModels":
+        return QuickThoughtModels(run, settings, self.curve_tasks, tasks=self.tasks, seed=seed, progress=self.progress,
+                                  pool_size=self.pool_size, n_queries=self.n_queries)
 
-        return load_corpus("train", self.corpus_config, progress=False)
+    def settings_record(self) -> dict:
+        from reproducer.runtime import default_device
+
+        return {"quick_thought": self.settings.to_dict(), "skip_thought": self.st_settings.to_dict(),
+                "seed": self.seed, "tasks": self.tasks, "curve_tasks": self.curve_tasks,
+                "device": str(default_device())}
 
     @functools.cached_property
     def data(self):
@@ -232,34 +254,59 @@ class QuickThoughtModels:
             from reproducer.encoders.trained import ConcatEncoder
 
             return ConcatEncoder([self.trained("uni-QT"), self.trained("bi-QT")], name)
+        if name == UNI_QT_F:  # uni-QT's input encoder alone: the size of ST's encoder (Figure 2)
+            import copy
+
+            f = copy.copy(self.trained("uni-QT").encoders[0])  # the same module, under its own name
+            f.name = name
+            return f
         if name == "glove-bow":
             from reproducer.encoders.baselines import load_baseline
 
             return load_baseline(name)
         return self.run.encoder(name) or self.fit(name).encoder
 
-    def evaluated(self, name: str, tasks: list[str], key: str | None = None):
-        """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` on ``tasks`` (the preset's protocol):
-        ``<key>.json`` (by default ``eval_<name>``) if present, else evaluated (about a minute per encoder at the
-        prototype protocol)."""
-        from reproducer.evaluate import Results, evaluate
-        from reproducer.notebook import slug
+    def unit(self, name: str, neighbours: bool = True) -> None:
+        """Everything the chapter shows of model ``name``, computed right after it trains and cached (the chapter
+        resumes from the last finished unit): its training record; its evaluation (Table 9's sizes: the
+        classification tasks only); after uni-QT, its input encoder f's on Figure 2's tasks; after bi-QT,
+        combine-QT's; for the explorer's models (``neighbours``) and the analogies' models, their neighbours and
+        analogy answers."""
+        if name in (*FAMILY, *self.sizes):
+            self.record(name)
+        self.evaluated(name, self.classification if name in self.sizes else None)
+        if name == "uni-QT":
+            self.evaluated(UNI_QT_F, self.curve_tasks)
+        if name == "bi-QT":
+            self.evaluated("combine-QT")
+        if neighbours and name in NEIGHBOUR_MODELS:
+            self.products.neighbours(name)
+        if name in ANALOGY_MODELS:
+            self.products.analogy(name, lambda: self.corpus.sentences)
 
-        return Results.from_json(self.run.json(key or f"eval_{slug(name)}", lambda: evaluate(
-            self.trained(name), list(tasks), self.settings.eval_config, progress=False).to_json()))
 
 
 def training_loss_figure(records: dict[str, dict]):
-    """The training loss of every Quick-Thoughts record (left) and of the skip-thought ``ST`` (right, per token)."""
+    """The training loss of every Quick-Thoughts record (left) and of the skip-thought ``ST`` (right, per token), with
+    the held-out loss of each (dots) where it was recorded."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from reproducer.report.plots import curves
+    from reproducer.report.plots import curves, log_frame
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
-    curves({n: r for n, r in records.items() if n != "ST"}, "loss", axes[0], xlabel="training seconds",
-           ylabel="KL to the context distribution", title="Quick-Thoughts training loss")
-    sns.lineplot(data=pd.DataFrame(records["ST"]["losses"]), x="seconds", y="loss", ax=axes[1], color="C7")
+    qt = {n: r for n, r in records.items() if n != "ST"}
+    curves(qt, "loss", axes[0], xlabel="training seconds", ylabel="KL to the context distribution",
+           title="Quick-Thoughts loss (lines: training; dots: held-out)")
+    sns.lineplot(data=pd.DataFrame(records["ST"]["losses"]), x="seconds", y="loss", ax=axes[1], color="C7",
+                 label="training")
+    palette = dict(zip(qt, sns.color_palette()))  # the training lines' colours, in the same order
+    for ax, logs, colour in ((axes[0], qt, None), (axes[1], {"ST": records["ST"]}, "black")):
+        held = log_frame(logs, "evals") if any(log.get("evals") for log in logs.values()) else pd.DataFrame()
+        if "held-out loss" in held:
+            held = held.dropna(subset=["held-out loss"])
+            style = {"color": colour, "label": "held-out"} if colour else {"hue": "model", "palette": palette}
+            sns.scatterplot(data=held, x="seconds", y="held-out loss", ax=ax, legend=False, zorder=3, **style)
     axes[1].set(xlabel="training seconds", ylabel="loss (two decoders, per token)",
                 title="Skip-thought (same encoder) loss")
     return fig
@@ -274,18 +321,26 @@ def figure2(qt: dict, st: dict, tasks: list[str], settings):
                        title=f"Same encoder (GRU {settings.hidden}, words {settings.word_dim}), two objectives")
 
 
-def figure2_note(qt: dict, st: dict, tasks: list[str]) -> str:
-    """What Figure 2 shows (Markdown): the updates each objective made in its budget, why the first points differ,
-    and on how many of ``tasks`` each score fell between the first and the last evaluation."""
-    falls = {n: curve_changes(r["evals"], tasks)["fell"] for n, r in (("uni-QT", qt), ("ST", st))}
+def figure2_note(qt: dict, st: dict, tasks: list[str], corpus_sentences: int | None = None) -> str:
+    """What Figure 2 shows (Markdown), from the two training records: the updates (and epochs of a corpus of
+    ``corpus_sentences``) each objective made, on how many of ``tasks`` each score rose between the first and the last
+    evaluation, and how much each held-out loss still moved over the last third of training."""
+    from reproducer.report.tables import held_out_change
+
+    def epochs(r):
+        return f" ({r['examples'] / corpus_sentences:.2f} epochs)" if corpus_sentences else ""
+
+    rose = {n: curve_changes(r["evals"], tasks)["rose"] for n, r in (("uni-QT", qt), ("ST", st))}
+    change = {n: held_out_change(r["evals"]) for n, r in (("uni-QT", qt), ("ST", st))}
+    held = ("" if any(math.isnan(c) for c in change.values()) else
+            f" Over the last third of training the held-out loss changed by {change['uni-QT']:+.1f}% for QT and "
+            f"{change['ST']:+.1f}% for ST (near 0: that objective has flattened at this size).")
     return (
-        f"In {st['seconds']:.0f} s the skip-thought made **{st['step']} updates** of 400 sentences, "
-        f"Quick-Thoughts **{qt['step']}**. At this scale both encoders are still close to their random "
-        "initialisations, and those differ: QT's GRU is Xavier-uniform with gate biases 1 (Logeswaran & Lee), ST's has "
-        "orthogonal recurrent weights (Kiros et al.), while the paper's study drew both from one distribution; so part of "
-        "the gap at the first point is the initialisation, not the objective. Between the first and the last evaluation "
-        f"ST's score falls on {falls['ST']} of {len(tasks)} tasks and QT's on {falls['uni-QT']}: neither has "
-        "trained long enough for its curve to rise as the paper's do over 30 hours.")
+        f"In {st['seconds']:.0f} s the skip-thought made **{st['step']:,} updates** of 400 sentences{epochs(st)}, "
+        f"Quick-Thoughts **{qt['step']:,}**{epochs(qt)}. Between the first and the last evaluation QT's score rose on "
+        f"{rose['uni-QT']} of {len(tasks)} tasks and ST's on {rose['ST']}.{held} The two encoders start from different "
+        "initialisations (QT's GRU is Xavier-uniform with gate biases 1, as Logeswaran & Lee; ST's has orthogonal "
+        "recurrent weights, as Kiros et al.), so the first points differ for that reason too.")
 
 
 def speed_note(runs: list[dict], vocab_size: int, qt: dict, st: dict) -> str:

@@ -87,3 +87,32 @@ def beside(ours: pd.DataFrame, paper: pd.DataFrame, compared: Iterable[str] | No
     paper = paper.reindex(ours.index)
     compared = [c for c in ours.columns if c in paper.columns] if compared is None else list(compared)
     return pd.concat({"ours": ours, "paper": paper, "ours − paper": (ours - paper)[compared]}, axis=1)
+
+
+def held_out_change(evals: list[dict], key: str = "held-out loss", tail: float = 1 / 3) -> float:
+    """The relative change (%) of ``key`` over the last ``tail`` of a run's training seconds (from the evaluation
+    record nearest to the start of that stretch to the last one): near 0, the curve has flattened. NaN with fewer
+    than two records."""
+    points = [(e["seconds"], e[key]) for e in evals if key in e]
+    if len(points) < 2:
+        return float("nan")
+    start = points[-1][0] * (1 - tail)
+    first = min(points[:-1], key=lambda p: abs(p[0] - start))[1]
+    return 100 * (points[-1][1] - first) / abs(first)
+
+
+def training_extent(records: dict[str, dict], corpus_sentences: int | None) -> pd.DataFrame:
+    """How far each model trained (name → ``TrainLog.to_dict()``): steps, training seconds, sentences / second,
+    sentences seen, **epochs** of a corpus of ``corpus_sentences`` (NaN when ``None``), the first and last
+    **held-out loss** of its curve and its change over the last third of training (%, :func:`held_out_change`;
+    NaN for a model without a held-out curve)."""
+    rows = {}
+    for name, log in records.items():
+        held = [e["held-out loss"] for e in log.get("evals", []) if "held-out loss" in e]
+        rows[name] = {"steps": log["step"], "training seconds": log["seconds"],
+                      "sentences / second": log["examples"] / log["seconds"], "sentences seen": log["examples"],
+                      "epochs": log["examples"] / corpus_sentences if corpus_sentences else float("nan"),
+                      "held-out loss (first)": held[0] if held else float("nan"),
+                      "held-out loss (last)": held[-1] if held else float("nan"),
+                      "held-out change, last third (%)": held_out_change(log.get("evals", []))}
+    return pd.DataFrame(rows).T

@@ -1,0 +1,153 @@
+"""Kiros et al.'s (2015) skip-thoughts in chapter 01: the models as units (:class:`SkipThoughtModels`) and the
+paper's claims judged against their noise (:func:`skip_thought_claims`)."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from reproducer.report.claims import Claim
+from reproducer.report.units import ChapterModels
+
+#: Our encoders and the trained models each is made of (combine-skip: both side by side).
+PARTS = {"uni-skip": ("uni-skip",), "bi-skip": ("bi-skip",), "combine-skip": ("uni-skip", "bi-skip"),
+         "combine-skip (no expansion)": ("uni-skip", "bi-skip")}
+#: The published encoders, in the paper's order.
+ORDER = ("uni-skip", "bi-skip", "combine-skip")
+#: The trained models (the units that train), and the models trained with several seeds for the claims.
+TRAINED = ("uni-skip", "bi-skip")
+SEED_MODELS = TRAINED
+#: The encoders of the neighbour table and the explorer.
+NEIGHBOUR_MODELS = (*ORDER, "glove-bow")
+
+
+class SkipThoughtModels(ChapterModels):
+    """Chapter 01's models by name: ``uni-skip`` and ``bi-skip`` trained (or reloaded) at the preset ``settings``
+    through :meth:`run.model <reproducer.notebook.NotebookRun.model>`, each recording its held-out loss and its STS14
+    score (cosine) at the preset's evaluation points; ``combine-skip`` = ``[uni-skip; bi-skip]``; every encoder but
+    ``… (no expansion)`` has its vocabulary expanded with our word2vec (Kiros et al.'s vocabulary expansion);
+    ``glove-bow`` GloVe averaging. :meth:`unit` trains a model and caches everything the chapter shows of it."""
+
+    family = "skip-thought"
+
+    @functools.cached_property
+    def data(self):
+        """The training corpus as ids of its ``settings.vocab_size`` most frequent words."""
+        from reproducer.data.training_corpus import word_ids
+
+        return word_ids(self.corpus, self.settings.vocab_size)
+
+    @functools.cached_property
+    def held_out_sentences(self) -> list[str]:
+        """The held-out books' sentences (the vocabulary's coverage is measured on them)."""
+        from reproducer.data.corpus import load_corpus
+
+        return load_corpus("valid", self.corpus_config, progress=False).sentences
+
+    @functools.cached_property
+    def word2vec(self):
+        """Our word2vec on the training books (300-d; 32-d at ``smoke``): the vectors of vocabulary expansion."""
+        from reproducer.data.vectors import Word2VecConfig, train_word2vec
+
+        config = Word2VecConfig(vector_size=32) if self.settings.name == "smoke" else Word2VecConfig()
+        return train_word2vec(self.corpus_config, config, progress=False)
+
+    def settings_record(self) -> dict:
+        from reproducer.runtime import default_device
+
+        return {**self.settings.to_dict(), "seed": self.seed, "tasks": self.tasks, "device": str(default_device())}
+
+    def fit(self, name: str):
+        """The :class:`~reproducer.train.Fitted` ``uni-skip`` or ``bi-skip``: this kernel's, else trained (resuming
+        from its checkpoint; a finished one is reloaded)."""
+        from reproducer.evaluate.training_curve import combined, curve_scores, held_out_loss
+        from reproducer.models import family
+        from reproducer.objectives.skip_thought import fit_skip_thought
+
+        def train(checkpoint):
+            held_out = held_out_loss(family("skip-thought").held_out_batches(name, self.settings, self.data))
+            return fit_skip_thought(name, self.settings, self.data, checkpoint=checkpoint, seed=self.seed,
+                                    evaluate=combined(curve_scores(["STS14"]), held_out), progress=self.progress)
+
+        return self.run.model(name, train)
+
+    def record(self, name: str) -> dict:
+        """Model ``name``'s training log and its vocabulary's coverage of the held-out books:
+        ``<name>_training.json`` if cached, else from :meth:`fit`."""
+        return self.run.json(f"{name}_training", lambda: {
+            **self.fit(name).log.to_dict(), "vocab_coverage": self.data.vocab.coverage(self.held_out_sentences)})
+
+    def raw(self, name: str):
+        """The trained encoder of ``uni-skip`` or ``bi-skip`` (its own 20k words): this kernel's, its saved bundle,
+        else :meth:`fit`'s."""
+        return self.run.encoder(name) or self.fit(name).encoder
+
+    def trained(self, name: str):
+        """The encoder ``name`` of :data:`PARTS` (its parts side by side, vocabularies expanded but for
+        ``… (no expansion)``), or ``glove-bow``."""
+        if name == "glove-bow":
+            from reproducer.encoders.baselines import load_baseline
+
+            return load_baseline(name)
+        from reproducer.encoders.expansion import combined
+
+        return combined([self.raw(p) for p in PARTS[name]], name,
+                        None if name.endswith("(no expansion)") else self.word2vec)
+
+    def expansion(self) -> dict:
+        """The vocabulary expansion of uni-skip (:func:`~reproducer.encoders.expansion.expansion_report`):
+        ``expansion.json`` if cached."""
+        from reproducer.encoders.expansion import expansion_report
+
+        return self.run.json("expansion", lambda: expansion_report(self.raw("uni-skip"), self.word2vec,
+                                                                   seed=self.seed))
+
+    def unit(self, name: str, neighbours: bool = True) -> None:
+        """Everything the chapter shows of ``name`` (``uni-skip``, ``bi-skip`` or ``glove-bow``), computed right
+        after it trains and cached: its training record and evaluation; after uni-skip the vocabulary expansion,
+        after bi-skip combine-skip's evaluations (with and without expansion); with ``neighbours`` the neighbour
+        tables of the encoders it completes."""
+        if name in TRAINED:
+            self.record(name)
+        self.evaluated(name)
+        if name == "uni-skip":
+            self.expansion()
+        completes = {"uni-skip": ["uni-skip"], "bi-skip": ["bi-skip", "combine-skip"], "glove-bow": ["glove-bow"]}
+        if name == "bi-skip":
+            self.evaluated("combine-skip")
+            self.evaluated("combine-skip (no expansion)")
+        for encoder in completes[name] if neighbours else ():
+            self.products.neighbours(encoder)
+
+
+def skip_thought_claims(classification: list[str], tasks: list[str], paper) -> list[Claim]:
+    """Kiros et al.'s claims about trained models as :class:`~reproducer.report.claims.Claim` (scores in points):
+    combine-skip beats both halves and uni-skip beats bi-skip (mean accuracy over ``classification``), combine-skip
+    beats word averaging on SICK relatedness (ours: GloVe averaging; ``paper``: the published values by model, task,
+    metric, e.g. :func:`~reproducer.report.published.published` rows), and vocabulary expansion does not cost accuracy
+    (mean over ``tasks``)."""
+    def value(model, task, metric):
+        rows = paper[(paper.model == model) & (paper.task == task) & (paper.metric == metric)]
+        return float(rows.value.iloc[0]) if len(rows) else float("nan")
+
+    def means(ev, names, over=classification):
+        return ", ".join(f"{n} {ev.mean(n, over):.1f}" for n in names)
+
+    return [
+        Claim("combine-skip beats uni-skip and bi-skip (mean accuracy, Tables 3-5)",
+              lambda ev, r: ev.mean("combine-skip", classification, r) - np.maximum(
+                  ev.mean("uni-skip", classification, r), ev.mean("bi-skip", classification, r)),
+              paper="combine-skip best on every task", numbers=lambda ev: means(ev, ORDER)),
+        Claim("uni-skip beats bi-skip (mean accuracy, Tables 3-5)",
+              lambda ev, r: ev.mean("uni-skip", classification, r) - ev.mean("bi-skip", classification, r),
+              paper="uni-skip above bi-skip on every task", numbers=lambda ev: means(ev, ("uni-skip", "bi-skip"))),
+        Claim("combine-skip beats averaged word vectors on SICK relatedness (Table 3, Pearson r × 100)",
+              lambda ev, r: ev.score("combine-skip", "SICK-R", r) - ev.score("glove-bow", "SICK-R", r),
+              paper=f"{value('combine-skip', 'SICK-R', 'pearson'):.3f} vs bow {value('bow (Kiros et al.)', 'SICK-R', 'pearson'):.3f}",
+              numbers=lambda ev: f"combine-skip {ev.score('combine-skip', 'SICK-R') / 100:.3f}, GloVe averaging "
+                                 f"{ev.score('glove-bow', 'SICK-R') / 100:.3f}"),
+        Claim("Vocabulary expansion does not cost accuracy (combine-skip with vs without, mean over the tasks)",
+              lambda ev, r: ev.mean("combine-skip", tasks, r) - ev.mean("combine-skip (no expansion)", tasks, r),
+              paper="expansion lets every word2vec word be encoded (930k words)",
+              numbers=lambda ev: means(ev, ("combine-skip", "combine-skip (no expansion)"), tasks)),
+    ]

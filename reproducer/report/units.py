@@ -1,0 +1,157 @@
+"""A chapter's models as units: each model trains, then everything the chapter shows of it is computed at once and
+cached in ``results/`` — so a long ``default`` run that is interrupted resumes from the last finished model, and no
+later cell needs a checkpoint (checkpoints are not committed).
+
+:class:`ModelProducts` computes and caches the products every chapter shares, per model: its evaluation at the
+chapter's protocol with per-item outcomes (``eval_<model>.json``, the input of the bootstrap intervals), its nearest
+neighbours of the held-out queries (``neighbours_<model>.csv``) and its answers to the sentence analogies
+(``analogy_<model>.json``). A chapter's unit calls the ones it needs right after training a model; its tables read the
+cached products (:meth:`ModelProducts.neighbour_table`, :meth:`ModelProducts.analogy_table`).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import pandas as pd
+
+from reproducer.notebook import slug
+
+
+class ModelProducts:
+    """The per-model products of one chapter execution (``run``, a :class:`~reproducer.notebook.NotebookRun`).
+    ``encoder(name)`` gives a model's encoder (training it when needed): it is called only for a product that is not
+    cached. ``tasks`` and ``eval_config``: the evaluation; ``pool_size``, ``n_queries``: the neighbour search among
+    held-out sentences (``corpus_config``'s held-out books); ``seed`` picks them and the analogy questions."""
+
+    def __init__(self, run, encoder: Callable[[str], object], *, tasks: list[str], eval_config: str,
+                 corpus_config=None, pool_size: int = 20000, n_queries: int = 10, k: int = 5, seed: int = 0):
+        self.run, self.encoder, self.tasks, self.eval_config = run, encoder, list(tasks), eval_config
+        self.corpus_config, self.pool_size, self.n_queries, self.k, self.seed = (corpus_config, pool_size, n_queries,
+                                                                                 k, seed)
+
+    def evaluation(self, name: str, tasks: list[str] | None = None, key: str | None = None):
+        """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` on ``tasks`` (by default the chapter's),
+        with per-item outcomes: ``<key>.json`` (``eval_<name>``) if cached, else evaluated."""
+        from reproducer.evaluate import Results, evaluate
+
+        return Results.from_json(self.run.json(key or f"eval_{slug(name)}", lambda: evaluate(
+            self.encoder(name), tasks or self.tasks, self.eval_config, progress=False).to_json()))
+
+    @functools.cached_property
+    def pool(self) -> tuple[list[str], list[str]]:
+        """``(pool, queries)``: held-out sentences searched and the queries (:func:`~reproducer.report.explorer.held_out_pool`)."""
+        from reproducer.report.explorer import held_out_pool
+
+        return held_out_pool(self.pool_size, self.n_queries, config=self.corpus_config, seed=self.seed)
+
+    def neighbours(self, name: str) -> pd.DataFrame:
+        """Model ``name``'s ``k`` nearest pool sentences for each query (rows of
+        :func:`~reproducer.report.explorer.neighbour_frame`): ``neighbours_<name>.csv``."""
+        from reproducer.report.explorer import NeighbourIndex, neighbour_frame
+
+        return self.run.frame(f"neighbours_{slug(name)}", lambda: neighbour_frame(
+            [NeighbourIndex.build(self.encoder(name), self.pool[0], name=name)], self.pool[1], self.k))
+
+    def neighbour_table(self, names: list[str]) -> pd.DataFrame:
+        """The neighbour rows of ``names`` together, in that order (the static explorer's input)."""
+        return pd.concat([self.neighbours(n) for n in names], ignore_index=True)
+
+    def questions(self, sentences: Callable[[], list[str]], per_category: int = 200) -> dict:
+        """The analogy questions mined from ``sentences()`` (the training corpus; called only when not cached):
+        ``analogy_questions.json`` (:func:`~reproducer.report.analogies.mine_questions`)."""
+        from reproducer.report.analogies import mine_questions
+
+        return self.run.json("analogy_questions", lambda: mine_questions(sentences(), per_category, self.seed))
+
+    def analogy(self, name: str, sentences: Callable[[], list[str]]) -> dict | None:
+        """Model ``name``'s answers to the analogy questions (:func:`~reproducer.evaluate.analogy.analogy_accuracy`):
+        ``analogy_<name>.json``; ``None`` when the corpus gave no question."""
+        from reproducer.report.analogies import answer
+
+        study = self.questions(sentences)
+        if not study["questions"]:
+            return None
+        return self.run.json(f"analogy_{slug(name)}", lambda: answer(self.encoder(name), study))
+
+    def analogy_table(self, names: list[str], sentences: Callable[[], list[str]]) -> dict:
+        """The analogy study of ``names`` in the shape of :func:`~reproducer.report.analogies.analogy_study`:
+        ``{"pairs", "questions", name: answers, ...}``."""
+        study = dict(self.questions(sentences))
+        for n in names if study["questions"] else ():
+            study[n] = self.analogy(n, sentences)
+        return study
+
+
+class ChapterModels:
+    """A chapter's models by name, as units (the base of each chapter's model class, e.g.
+    :class:`reproducer.report.efficiency.QuickThoughtModels`): ``run`` and the preset ``settings`` of the chapter's
+    family (:attr:`family`), the evaluation ``tasks`` (plus ``extra_tasks`` scored by every model, e.g. STS14),
+    the neighbour search (``pool_size``, ``n_queries``), the training ``seed``.
+
+    A subclass gives :meth:`trained` (a model's encoder, training it if needed), :meth:`settings_record` (what its
+    results depend on) and :meth:`unit`; this class gives the cached products (:attr:`products`), the training corpus,
+    :meth:`declare`, and :meth:`seeds`: the same models at the seed preset of the scale
+    (:data:`~reproducer.presets.SEED_PRESETS`) for the claims' training noise."""
+
+    family: str = ""
+
+    def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
+                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] = ("STS14",)):
+        from reproducer.data.corpus import CorpusConfig
+
+        self.run, self.settings, self.seed, self.progress = run, settings, seed, progress
+        self.tasks, self.extra_tasks = list(tasks), tuple(extra_tasks)
+        self.pool_size, self.n_queries = pool_size, n_queries
+        self.corpus_config = CorpusConfig(max_books=getattr(settings, "max_books", None))
+        self.products = ModelProducts(run, self.trained, tasks=[*self.tasks, *self.extra_tasks],
+                                      eval_config=settings.eval_config, corpus_config=self.corpus_config,
+                                      pool_size=pool_size, n_queries=n_queries, seed=seed)
+
+    @functools.cached_property
+    def corpus(self):
+        """The training corpus (:func:`~reproducer.data.corpus.load_corpus`)."""
+        from reproducer.data.corpus import load_corpus
+
+        return load_corpus("train", self.corpus_config, progress=False)
+
+    def trained(self, name: str):
+        raise NotImplementedError
+
+    def settings_record(self) -> dict:
+        raise NotImplementedError
+
+    def evaluated(self, name: str, tasks: list[str] | None = None, key: str | None = None):
+        """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` on ``tasks`` (by default the chapter's and
+        the extra tasks) at the preset's protocol, with per-item outcomes: ``<key>.json`` (``eval_<name>``) if
+        cached, else evaluated."""
+        return self.products.evaluation(name, tasks, key)
+
+    def declare(self) -> None:
+        """Declare the run's settings (:meth:`~reproducer.notebook.NotebookRun.settings`): the key of its results."""
+        self.run.settings(self.settings_record())
+
+    def sibling(self, run, settings, seed: int) -> "ChapterModels":
+        """The same chapter's models in ``run`` at ``settings`` and ``seed`` (a subclass with more constructor
+        arguments overrides this)."""
+        return type(self)(run, settings, tasks=self.tasks, seed=seed, progress=self.progress,
+                          pool_size=self.pool_size, n_queries=self.n_queries)
+
+    def seeds(self, seeds: int) -> list["ChapterModels"]:
+        """The models of the claims' training seeds ``0 .. seeds-1`` at the seed preset of this scale
+        (:data:`~reproducer.presets.SEED_PRESETS`: ``quick`` for ``quick`` and ``default``, where only seed 0 trains
+        long), each in its run's folder (:meth:`~reproducer.notebook.NotebookRun.sibling`), its settings declared;
+        these models themselves for their own seed when they are at that preset."""
+        from reproducer.presets import SEED_PRESETS, preset
+
+        name = SEED_PRESETS[self.settings.name]
+        out = []
+        for seed in range(seeds):
+            if self.settings.name == name and seed == self.seed:
+                out.append(self)
+                continue
+            models = self.sibling(self.run.sibling(name, seed, reset=("max_seconds",)),
+                                  preset(self.family, name, eval_config=self.settings.eval_config), seed)
+            models.declare()
+            out.append(models)
+        return out
