@@ -29,6 +29,8 @@ class SkipThoughtModels(ChapterModels):
     ``glove-bow`` GloVe averaging. :meth:`unit` trains a model and caches everything the chapter shows of it."""
 
     family = "skip-thought"
+    #: STS14, and the tasks chapter 05's Table 1 reads for combine-skip (SST-2, SICK-E)
+    EXTRA_TASKS = ("STS14", "SST2", "SICK-E")
 
     @functools.cached_property
     def data(self):

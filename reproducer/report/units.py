@@ -83,6 +83,10 @@ class ModelProducts:
         return study
 
 
+#: Notebook parameters that set a training budget: a chapter's seed runs at another preset reset them to their defaults.
+BUDGET_PARAMETERS = ("max_seconds", "max_steps")
+
+
 class ChapterModels:
     """A chapter's models by name, as units (the base of each chapter's model class, e.g.
     :class:`reproducer.report.efficiency.QuickThoughtModels`): ``run`` and the preset ``settings`` of the chapter's
@@ -95,13 +99,17 @@ class ChapterModels:
     (:data:`~reproducer.presets.SEED_PRESETS`) for the claims' training noise."""
 
     family: str = ""
+    #: Tasks every model is also scored on, beyond the chapter's (later chapters read them from ``results/``).
+    EXTRA_TASKS: tuple[str, ...] = ("STS14",)
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
-                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] = ("STS14",)):
+                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None):
         from reproducer.data.corpus import CorpusConfig
 
         self.run, self.settings, self.seed, self.progress = run, settings, seed, progress
-        self.tasks, self.extra_tasks = list(tasks), tuple(extra_tasks)
+        self.tasks = list(tasks)
+        self.extra_tasks = tuple(t for t in (self.EXTRA_TASKS if extra_tasks is None else extra_tasks)
+                                 if t not in self.tasks)
         self.pool_size, self.n_queries = pool_size, n_queries
         self.corpus_config = CorpusConfig(max_books=getattr(settings, "max_books", None))
         self.products = ModelProducts(run, self.trained, tasks=[*self.tasks, *self.extra_tasks],
@@ -150,7 +158,7 @@ class ChapterModels:
             if self.settings.name == name and seed == self.seed:
                 out.append(self)
                 continue
-            models = self.sibling(self.run.sibling(name, seed, reset=("max_seconds",)),
+            models = self.sibling(self.run.sibling(name, seed, reset=BUDGET_PARAMETERS),
                                   preset(self.family, name, eval_config=self.settings.eval_config), seed)
             models.declare()
             out.append(models)
