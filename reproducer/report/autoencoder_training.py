@@ -267,8 +267,9 @@ class AutoencoderModels(ChapterModels):
 
     def unit(self, name: str, neighbours: bool = True) -> None:
         """Everything the chapter shows of variant ``name``, computed right after it trains and cached: its training
-        record and evaluation; for the two mean-max models their untrained starting point and (``neighbours``) their
-        neighbour tables; after the mean-max AAE, Figure 2's attention."""
+        record and evaluation; with ``neighbours`` (the main run, not the seeds' runs) also, for the two mean-max
+        models, their untrained starting point and neighbour tables, and after the mean-max AAE Figure 2's
+        attention."""
         self.record(name)
         self.evaluated(name)
         if name in CURVES and neighbours:

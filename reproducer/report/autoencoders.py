@@ -408,6 +408,6 @@ def attention_claim(z_mean: float, seeds: list[float]) -> dict:
 
     return point_claim("The decoder attends more to z_mean than to z_max (Figure 2: mean attention > 0.5)",
                        z_mean, 0.5, unit="{:.3f}", seed_values=seeds if len(seeds) >= 2 else None,
-                       paper="the mean plays a greater role", noise="one run",
+                       paper="the mean plays a greater role", noise="one run", spread="training seeds",
                        numbers=f"mean-max AAE {z_mean:.3f} on held-out tokens; seeds: "
                                + ", ".join(f"{v:.3f}" for v in seeds))

@@ -143,7 +143,7 @@ class ChapterModels:
         """The same chapter's models in ``run`` at ``settings`` and ``seed`` (a subclass with more constructor
         arguments overrides this)."""
         return type(self)(run, settings, tasks=self.tasks, seed=seed, progress=self.progress,
-                          pool_size=self.pool_size, n_queries=self.n_queries)
+                          pool_size=self.pool_size, n_queries=self.n_queries, extra_tasks=self.extra_tasks)
 
     def seeds(self, seeds: int) -> list["ChapterModels"]:
         """The models of the claims' training seeds ``0 .. seeds-1`` at the seed preset of this scale
