@@ -83,10 +83,6 @@ class ModelProducts:
         return study
 
 
-#: Notebook parameters that set a training budget: a chapter's seed runs at another preset reset them to their defaults.
-BUDGET_PARAMETERS = ("max_seconds", "max_steps")
-
-
 class ChapterModels:
     """A chapter's models by name, as units (the base of each chapter's model class, e.g.
     :class:`reproducer.report.efficiency.QuickThoughtModels`): ``run`` and the preset ``settings`` of the chapter's
@@ -99,17 +95,13 @@ class ChapterModels:
     (:data:`~reproducer.presets.SEED_PRESETS`) for the claims' training noise."""
 
     family: str = ""
-    #: Tasks every model is also scored on, beyond the chapter's (later chapters read them from ``results/``).
-    EXTRA_TASKS: tuple[str, ...] = ("STS14",)
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
-                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None):
+                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] = ("STS14",)):
         from reproducer.data.corpus import CorpusConfig
 
         self.run, self.settings, self.seed, self.progress = run, settings, seed, progress
-        self.tasks = list(tasks)
-        self.extra_tasks = tuple(t for t in (self.EXTRA_TASKS if extra_tasks is None else extra_tasks)
-                                 if t not in self.tasks)
+        self.tasks, self.extra_tasks = list(tasks), tuple(extra_tasks)
         self.pool_size, self.n_queries = pool_size, n_queries
         self.corpus_config = CorpusConfig(max_books=getattr(settings, "max_books", None))
         self.products = ModelProducts(run, self.trained, tasks=[*self.tasks, *self.extra_tasks],
@@ -143,7 +135,7 @@ class ChapterModels:
         """The same chapter's models in ``run`` at ``settings`` and ``seed`` (a subclass with more constructor
         arguments overrides this)."""
         return type(self)(run, settings, tasks=self.tasks, seed=seed, progress=self.progress,
-                          pool_size=self.pool_size, n_queries=self.n_queries, extra_tasks=self.extra_tasks)
+                          pool_size=self.pool_size, n_queries=self.n_queries)
 
     def seeds(self, seeds: int) -> list["ChapterModels"]:
         """The models of the claims' training seeds ``0 .. seeds-1`` at the seed preset of this scale
@@ -158,7 +150,7 @@ class ChapterModels:
             if self.settings.name == name and seed == self.seed:
                 out.append(self)
                 continue
-            models = self.sibling(self.run.sibling(name, seed, reset=BUDGET_PARAMETERS),
+            models = self.sibling(self.run.sibling(name, seed, reset=("max_seconds",)),
                                   preset(self.family, name, eval_config=self.settings.eval_config), seed)
             models.declare()
             out.append(models)
