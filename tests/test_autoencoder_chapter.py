@@ -209,25 +209,21 @@ class FakeRun:
 
 def test_table1_reads_earlier_chapters_when_present_and_table2_reproduces_the_printed_averages():
     paper = aae.paper_rows()
-    extra_calls = []
-
-    def extra():
-        extra_calls.append(1)
-        return {"results": {"SST2": {"acc": 55.0}}}
-
-    stored = {("01_skip_thoughts", "eval_combine-skip"): {"results": {"MR": {"acc": 60.0}}},
+    # chapter 01 scores combine-skip on this chapter's Table 1 tasks too (SST2, SICK-E, STS14): read as stored
+    stored = {("01_skip_thoughts", "eval_combine-skip"): {"results": {"MR": {"acc": 60.0}, "SST2": {"acc": 55.0}}},
               ("04_consensus", "eval_MV_ensemble"): {"supervised": {"results": {"MR": {"acc": 61.0}}},
                                                      "unsupervised": {"results": {"STS14": {"wmean.pearson": 0.3}}}},
               ("00b_baselines", "glove-bow"): {"results": ours_results(-5)}}
-    table = aae.table1(ours_results(), paper, FakeRun(stored), extra)
-    assert extra_calls == [1]
+    table = aae.table1(ours_results(), paper, FakeRun(stored))
     assert list(table.index[:3]) == ["mean-max AAE (ours)", "mean-max AAE (paper)", "ours − paper"]
     assert table.loc["ours − paper", "MR"] == pytest.approx(70.0 - 78.7)
     assert table.loc["combine-skip (ours, ch. 01)", "SST2"] == 55.0 and table.loc["combine-skip (ours, ch. 01)", "MR"] == 60
+    assert np.isnan(table.loc["combine-skip (ours, ch. 01)", "SICK-E"])  # not stored: missing, not made up
     assert table.loc["MV ensemble (ours, ch. 04)", "STS14 r"] == 0.3
     assert "uni-QT (ours, ch. 02)" not in table.index and "word2vec avg (ours, ch. 00b)" not in table.index
     assert "word2vec BOW (paper)" in table.index and "GloVe-50d avg (ours, ch. 00b)" in table.index
-    assert aae.table1(ours_results(), paper, FakeRun({}), extra).shape[0] == 6 and extra_calls == [1]
+    alone = aae.table1(ours_results(), paper, FakeRun({}))
+    assert alone.shape[0] == 6 and "combine-skip (ours, ch. 01)" not in alone.index
 
     table2 = aae.table2(table)
     printed = table2.loc["mean-max AAE (paper, as printed)", ("8 tasks", "macro")]
@@ -312,29 +308,137 @@ def test_macro_and_attention_figures_and_the_attention_note():
     assert table.loc["m"].tolist() == [0.6, 0.4, 1000]
 
 
-def test_claims_decide_on_our_numbers():
-    order = ["mean-max AAE", "mean AAE", "max AAE", "mean-max RAE", "mean RAE", "max RAE"]
-    macro = pd.Series([72.0, 70.0, 71.0, 78.0, 76.0, 75.0], index=order)
-    minutes = {"mean-max AAE": 4.0, "mean-max RAE": 5.0, "skip-thought (uni)": 8.0}
-    training = {"mean-max AAE": log(10, 1.0), "mean-max RAE": log(10, 1.0)}
-    cols = pd.MultiIndex.from_tuples([("8 tasks", "macro")])
-    table2 = pd.DataFrame([[72.0], [84.7], [83.4]], columns=cols,
-                          index=["mean-max AAE (ours)", "mean-max AAE (paper, as printed)", "combine-skip (paper, as printed)"])
-    outcomes = aae.claims(macro, minutes, training, table2).set_index("claim").outcome.tolist()
-    assert outcomes == ["reproduced", "reproduced", "not reproduced", "reproduced", "not reproduced", "not checked"]
-    table2.loc["combine-skip (ours, ch. 01)"] = [70.0]
-    assert aae.claims(macro, minutes, training, table2).outcome.iloc[-1] == "reproduced"
-    macro["max AAE"] = np.nan
-    assert aae.claims(macro, minutes, training, table2).outcome.iloc[0] == "not checked"
+UNITS = 40
 
 
-def test_combine_skip_is_absent_without_chapter_01s_bundles(run, no_sts):
-    vectors = WordVectors(WORDS, np.ones((len(WORDS), 4)))
-    assert aae.combine_skip("smoke", vectors) is None
-    assert aae.combine_skip_extra(run, vectors, ["MR", "SST2"], "prototype") == {"results": {}}
-    assert (run.dir / "eval_combine-skip_extra.json").is_file() and no_sts == []
-    encoders = aae.neighbour_encoders(lambda name: name.upper(), ["a", "b"], "smoke", vectors)
-    assert encoders == {"a": "A", "b": "B"}
+def macro_evidence(macro: dict[str, float], own: dict[str, float] | None = None):
+    """Evidence whose 8-task macro average of each model is ``macro[model]`` (every task at that value), as per-unit
+    samples that deviate alike for every model on a task (no noise in a difference) plus, for the models of ``own``,
+    deviations of their own of that scale."""
+    import zlib
+
+    from reproducer.report.claims import Evidence
+
+    def deviations(key, scale):
+        v = np.random.default_rng(zlib.crc32(key.encode())).normal(scale=scale, size=UNITS)
+        return v - v.mean()
+
+    return Evidence({}, samples={(n, t): m + deviations(t, 3.0) + deviations(f"{n}|{t}", (own or {}).get(n, 0.0))
+                                 for n, m in macro.items() for t in aae.EIGHT})
+
+
+MACRO = {"mean-max AAE": 72.0, "mean AAE": 70.0, "max AAE": 71.0, "mean-max RAE": 78.0, "mean RAE": 76.0,
+         "max RAE": 75.0}
+
+
+def test_autoencoder_claims_decide_on_our_numbers_and_their_noise():
+    from reproducer.report.claims import check
+
+    claims = aae.autoencoder_claims(list(aae.EIGHT), skip_thought=False)  # chapter 01's combine-skip not found
+    assert len(claims) == 3 and not any("combine-skip" in c.claim for c in claims)
+    table = check(claims, macro_evidence(MACRO))
+    # mean-max ≥ mean and max (AAE, RAE); the AAE beats the RAE at every pooling: no (by 6, 6, 4 points)
+    assert table.outcome.tolist() == ["reproduced", "reproduced", "not reproduced"]
+    assert table.value.tolist() == pytest.approx([72 - 71, 78 - 76, 72 - 78])  # the smallest AAE − RAE gap
+    assert table.numbers.iloc[0] == "mean-max AAE 72.0, mean AAE 70.0, max AAE 71.0"
+    with_skip = aae.autoencoder_claims(list(aae.EIGHT), skip_thought=True)
+    assert len(with_skip) == 4
+    row = check(with_skip, macro_evidence({**MACRO, "combine-skip": 70.0})).iloc[-1]
+    assert row.outcome == "reproduced" and row.value == pytest.approx(2.0)
+    assert row.numbers == "mean-max AAE 72.0, combine-skip 70.0"
+    behind = check(with_skip[-1:], macro_evidence({**MACRO, "combine-skip": 73.0})).iloc[0]
+    assert behind.outcome == "not reproduced"
+    noisy = check(claims[:1], macro_evidence(MACRO, own={"max AAE": 20.0})).iloc[0]
+    assert noisy.outcome == "inconclusive" and noisy.value == pytest.approx(1.0)  # within the test items' noise
+    fewer = aae.autoencoder_claims(["MR", "MRPC", "SICK-E"], skip_thought=False)  # the smoke tasks
+    assert check(fewer, macro_evidence(MACRO)).value.tolist() == pytest.approx([1.0, 2.0, -6.0])
+
+
+def test_timing_claim_is_judged_on_the_timing_repeats():
+    paper = pd.Series({"mean-max AAE": 4.8, "skip-thought": 20.0})
+    repeats = [{"mean-max AAE": 4.0, "mean-max RAE": 5.0, "skip-thought (uni)": 8.0},
+               {"mean-max AAE": 4.0, "mean-max RAE": 5.2, "skip-thought (uni)": 8.0},
+               {"mean-max AAE": 4.0, "mean-max RAE": 4.8, "skip-thought (uni)": 8.0}]
+    claim = aae.timing_claim(repeats, paper)
+    assert claim["value"] == pytest.approx(1.25)  # the faster other (the RAE) over the AAE, mean of the repeats
+    assert claim["outcome"] == "reproduced" and claim["low"] > 1 and claim["noise"] == "3 repeats"
+    assert claim["paper"] == "mean-max AAE 4.8; skip-thought 20 min per 1000 batches (GPU)"
+    assert claim["numbers"].startswith("mean-max AAE 4.0, mean-max RAE 5.0, skip-thought (uni) 8.0 min per 1000")
+    assert "3 repeats" in claim["numbers"] and claim["ours"].startswith("1.25×")
+    slower = aae.timing_claim([{"mean-max AAE": 6.0, "mean-max RAE": 5.0, "skip-thought (uni)": 8.0}], paper)
+    assert slower["outcome"] == "not reproduced" and slower["noise"] == "none measured"  # one repeat: no spread
+    spread = [{"mean-max AAE": 4.0, "mean-max RAE": r, "skip-thought (uni)": 8.0} for r in (3.0, 4.4, 6.0)]
+    assert aae.timing_claim(spread, paper)["outcome"] == "inconclusive"
+
+
+def test_attention_claim_needs_z_mean_above_one_half_beyond_the_seeds_spread():
+    assert aae.attention_claim(0.4, [])["outcome"] == "not reproduced"
+    alone = aae.attention_claim(0.6, [0.6])
+    assert alone["outcome"] == "reproduced" and alone["noise"] == "one run" and alone["threshold"] == "≥ 0.5"
+    assert alone["numbers"] == "mean-max AAE 0.600 on held-out tokens; seeds: 0.600"
+    steady = aae.attention_claim(0.6, [0.58, 0.6, 0.62])
+    assert steady["outcome"] == "reproduced" and steady["noise"] == "3 training seeds" and steady["low"] > 0.5
+    assert aae.attention_claim(0.55, [0.4, 0.55, 0.7])["outcome"] == "inconclusive"
+
+
+def test_earlier_results_and_neighbours_come_from_the_folder_of_the_same_name(run, tmp_path):
+    from reproducer.evaluate.items import correct_items
+
+    seed_run = run.sibling("quick", 1)  # results/05_mean_max_aae/quick+seed=1
+    assert aae.earlier_results(seed_run, "01_skip_thoughts", "combine-skip") is None  # chapter 01 not run there
+    empty = aae.earlier_neighbours(seed_run, "01_skip_thoughts", "combine-skip")
+    assert empty.empty and empty.columns.tolist() == ["query", "encoder", "rank", "neighbour", "cosine"]
+    folder = tmp_path / "results" / "01_skip_thoughts" / "quick+seed=1"
+    folder.mkdir(parents=True)
+    stored = Results("combine-skip", "paper", {"MR": {"acc": 75.0}},
+                     items={"MR": correct_items(np.arange(4) < 3)["_items"]})
+    (folder / "eval_combine-skip.json").write_text(json.dumps(stored.to_json()))
+    neighbours = pd.DataFrame({"query": ["q"], "encoder": ["combine-skip"], "rank": [1], "neighbour": ["n"],
+                               "cosine": [0.9]})
+    neighbours.to_csv(folder / "neighbours_combine-skip.csv", index=False)
+    found = aae.earlier_results(seed_run, "01_skip_thoughts", "combine-skip")
+    assert found.scores == stored.scores and found.items == stored.items  # with its per-item outcomes
+    pd.testing.assert_frame_equal(aae.earlier_neighbours(seed_run, "01_skip_thoughts", "combine-skip"), neighbours)
+    assert aae.earlier_results(run, "01_skip_thoughts", "combine-skip") is None  # smoke: another folder
+    assert aae.earlier_results(seed_run, "01_skip_thoughts", "combine-skip (no expansion)") is None
+
+
+# --- reproducer.report.autoencoder_training.AutoencoderModels -------------------------------------------------------
+
+def test_autoencoder_units_cache_what_the_chapter_shows_of_each_variant(data, run, no_sts):
+    from reproducer.report.autoencoder_training import AutoencoderModels
+
+    short = PRESET.with_overrides(max_steps=2)  # two batches per variant, its curve point at the second
+    models = AutoencoderModels(run, short, tasks=["MR", "STS14"], progress=False, held_out_batches=2)
+    models.data = AutoencoderData(short, data.source, seed=0, held_out_batches=2)  # toy data
+    searched = []
+    models.products.neighbours = lambda name: searched.append(name)
+    models.unit("mean-max AAE")
+    record = json.loads(run.path("mean-max_AAE_training.json").read_text())
+    assert record["step"] == 2 and record["parameters"] > 0 and "z_mean" in record["held_out"]["attention"]
+    assert [e["step"] for e in record["evals"]] == [2] and "STS14" in record["evals"][0]  # its training curve
+    assert run.path("eval_mean-max_AAE.json").is_file()
+    assert ("mean-max AAE", ["MR", "STS14"], short.eval_config) in no_sts
+    untrained = json.loads(run.path("mean-max_AAE_untrained.json").read_text())
+    assert untrained["point"]["step"] == 0 and untrained["eval"]["encoder"] == "mean-max AAE (untrained)"
+    maps = json.loads(run.path("figure2_attention.json").read_text())
+    assert len(maps) == 3 and maps[0]["pooled"] == ["z_max", "z_mean"]  # Figure 2 from the trained AAE
+    assert searched == ["mean-max AAE"]
+    models.unit("mean AAE")  # not a mean-max model: its record and evaluation only
+    assert run.path("mean_AAE_training.json").is_file() and run.path("eval_mean_AAE.json").is_file()
+    assert not run.path("mean_AAE_untrained.json").exists() and searched == ["mean-max AAE"]
+    models.unit("mean-max RAE", neighbours=False)  # as a seed run: no neighbours, no untrained point
+    assert run.path("eval_mean-max_RAE.json").is_file() and not run.path("mean-max_RAE_untrained.json").exists()
+    assert searched == ["mean-max AAE"]
+    calls = len(no_sts)
+    again = AutoencoderModels(NotebookRun("05_mean_max_aae", "smoke"), short, tasks=["MR", "STS14"], progress=False,
+                              held_out_batches=2)
+    again.data, again.fit = models.data, lambda name: pytest.fail(f"{name} trained again")
+    again.products.neighbours = lambda name: None
+    for name in ("mean-max AAE", "mean AAE", "mean-max RAE"):
+        again.unit(name)
+    assert len(no_sts) == calls + 2  # only the RAE's untrained point (its STS14, its evaluation): its seed-like unit
+    assert run.path("mean-max_RAE_untrained.json").is_file()
 
 
 # --- reproducer.report.plots.score_curves ---------------------------------------------------------------------------

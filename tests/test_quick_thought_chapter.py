@@ -222,13 +222,6 @@ def test_speed_table_and_ratios():
     assert exact == pytest.approx(20.0) and math.isnan(sampled)
 
 
-def test_faster_ignores_what_was_not_measured():
-    from reproducer.report.efficiency import faster
-
-    assert faster(3.0, float("nan"))
-    assert not faster(3.0, 0.9)
-
-
 def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samples(monkeypatch):
     import reproducer.bench
     from reproducer.presets import preset

@@ -16,11 +16,13 @@ them:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from reproducer.errors import ReproducerError
+from reproducer.report.units import ChapterModels
 
 #: The zero-shot task of the training curves (cosine similarity, no training on the task: fast).
 CURVE_TASK = "STS14"
@@ -192,3 +194,86 @@ def attention_maps(module, examples: list[np.ndarray], vocab, vocab_size: int) -
         words = [vocab.itos[i] if i < vocab_size else f"{vocab.itos[i]}→<unk>" for i in ids]
         maps.append({"words": words, "pooled": names, "weights": weights.mean(0).T.tolist()})
     return maps
+
+
+#: The six variants in the chapter's order, the two the claims and the explorer centre on, and those trained with
+#: several seeds for the claims.
+ORDER = ("mean-max AAE", "mean AAE", "max AAE", "mean-max RAE", "mean RAE", "max RAE")
+CURVES = ("mean-max AAE", "mean-max RAE")
+SEED_MODELS = ORDER
+
+
+class AutoencoderModels(ChapterModels):
+    """Chapter 05's six variants by name, as units: each trained (or reloaded) by :func:`train_or_reload` with a
+    training curve (held-out reconstruction accuracy, attention on each pooled vector, STS14) at the preset's
+    evaluation points, its test-time encoder pooling with ``normalize_halves``; :meth:`unit` trains a variant and
+    caches everything the chapter shows of it. ``held_out_batches``: the held-out batches of those statistics."""
+
+    family = "autoencoder"
+    EXTRA_TASKS = ()
+
+    def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
+                 pool_size: int = 20000, n_queries: int = 10, normalize_halves: bool = True,
+                 held_out_batches: int = 16):
+        super().__init__(run, settings, tasks=tasks, seed=seed, progress=progress, pool_size=pool_size,
+                         n_queries=n_queries)
+        self.normalize_halves, self.held_out_batches = normalize_halves, held_out_batches
+
+    def sibling(self, run, settings, seed: int) -> "AutoencoderModels":
+        return AutoencoderModels(run, settings, tasks=self.tasks, seed=seed, progress=self.progress,
+                                 pool_size=self.pool_size, n_queries=self.n_queries,
+                                 normalize_halves=self.normalize_halves, held_out_batches=self.held_out_batches)
+
+    @functools.cached_property
+    def data(self) -> AutoencoderData:
+        """The fixed word vectors, vocabulary and corpus ids (:class:`AutoencoderData`), loaded on first use."""
+        return AutoencoderData.load(self.settings, seed=self.seed, held_out_batches=self.held_out_batches)
+
+    def settings_record(self) -> dict:
+        from reproducer.runtime import default_device
+
+        return {"autoencoder": self.settings.to_dict(), "seed": self.seed, "device": str(default_device()),
+                "tasks": self.tasks, "normalize_halves": self.normalize_halves}
+
+    def fit(self, name: str):
+        """The :class:`~reproducer.train.Fitted` variant ``name`` (:func:`train_or_reload`, every variant with its
+        training curve)."""
+        return train_or_reload(self.run, name, self.data, normalize_halves=self.normalize_halves, curves=ORDER,
+                               progress=self.progress)
+
+    def record(self, name: str) -> dict:
+        """Variant ``name``'s :func:`training_record`: ``<name>_training.json`` if cached."""
+        from reproducer.notebook import slug
+
+        return self.run.json(f"{slug(name)}_training", lambda: training_record(self.fit(name), self.data))
+
+    def trained(self, name: str):
+        """Variant ``name``'s encoder: this kernel's, its saved bundle (which keeps ``normalize_halves``), else
+        :meth:`fit`'s."""
+        return self.run.encoder(name) or self.fit(name).encoder
+
+    def untrained(self, name: str) -> dict:
+        """Variant ``name`` before its first batch (:func:`untrained_record`): ``<name>_untrained.json``."""
+        from reproducer.notebook import slug
+
+        return self.run.json(f"{slug(name)}_untrained", lambda: untrained_record(
+            name, self.data, self.tasks, normalize_halves=self.normalize_halves))
+
+    def attention(self) -> list[dict]:
+        """Figure 2's data from the trained mean-max AAE (:func:`attention_maps` of three held-out sentences):
+        ``figure2_attention.json``."""
+        return self.run.json("figure2_attention", lambda: attention_maps(
+            self.fit("mean-max AAE").module, self.data.examples(3), self.data.vocab, self.settings.vocab_size))
+
+    def unit(self, name: str, neighbours: bool = True) -> None:
+        """Everything the chapter shows of variant ``name``, computed right after it trains and cached: its training
+        record and evaluation; with ``neighbours`` (the main run, not the seeds' runs) also, for the two mean-max
+        models, their untrained starting point and neighbour tables, and after the mean-max AAE Figure 2's
+        attention."""
+        self.record(name)
+        self.evaluated(name)
+        if name in CURVES and neighbours:
+            self.untrained(name)
+            self.products.neighbours(name)
+        if name == "mean-max AAE" and neighbours:
+            self.attention()

@@ -1,17 +1,19 @@
 """Zhang et al. (2018) against our mean-max autoencoders: the chapter's tables, figures and checked claims.
 
-- Table 1 (:func:`table1`): our mean-max AAE, the paper's row, and the earlier chapters' models read from ``results/``
-  (:func:`combine_skip` adds chapter 01's missing tasks from its saved encoders), in the paper's columns
-  (:data:`TABLE1`, from Conneau et al. 2017);
+- Table 1 (:func:`table1`): our mean-max AAE, the paper's row, and the earlier chapters' models read from ``results/``,
+  in the paper's columns (:data:`TABLE1`, from Conneau et al. 2017);
 - Table 2 (:func:`table2`): macro and micro averages over the paper's task sets
   (:func:`~reproducer.report.averages.task_averages`) next to the printed ones;
 - Table 3 (:func:`variant_rows`, :func:`paper_variant_rows`): the six pooling × architecture variants;
 - training and timing (:func:`training_table`, :func:`timing_table`, :func:`model_sizes`) and the figures (Figure 2:
   :func:`figure2`);
-- :func:`claims`: sections 4.3-4.4 and Figure 2 as checks.
+- the timing study (:func:`timing`, repeated for its noise);
+- the claims of sections 4.3-4.4 and Figure 2, judged against their noise: :func:`autoencoder_claims` (test items and
+  seeds), :func:`timing_claim` (timing repeats), :func:`attention_claim` (seeds).
 """
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 import numpy as np
@@ -65,6 +67,27 @@ def paper_rows() -> pd.DataFrame:
     return paper_table(PAPER, ["Table 3", "Table 1"], columns=["task", "metric"])
 
 
+def earlier_results(run, chapter: str, name: str):
+    """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` stored by an earlier ``chapter`` in the folder
+    of the same name as ``run``'s (the same preset, seed and parameters), or ``None`` when it has none."""
+    from reproducer.evaluate import Results
+    from reproducer.notebook import results_root, slug
+
+    path = results_root() / chapter / run.dir.name / f"eval_{slug(name)}.json"
+    return Results.from_json(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None
+
+
+def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
+    """Model ``name``'s neighbour table stored by an earlier ``chapter`` in the folder of the same name as ``run``'s
+    (:meth:`~reproducer.report.units.ModelProducts.neighbours`; the same queries and pool when both chapters draw them
+    alike), or an empty table."""
+    from reproducer.notebook import results_root, slug
+
+    path = results_root() / chapter / run.dir.name / f"neighbours_{slug(name)}.csv"
+    return pd.read_csv(path) if path.is_file() else pd.DataFrame(columns=["query", "encoder", "rank", "neighbour",
+                                                                           "cosine"])
+
+
 def earlier_json(run, chapter: str, name: str) -> dict | None:
     """:meth:`run.earlier <reproducer.notebook.NotebookRun.earlier>`, or ``None`` when that chapter has not been run
     at this preset (its rows are then left out)."""
@@ -74,51 +97,26 @@ def earlier_json(run, chapter: str, name: str) -> dict | None:
         return None
 
 
-def combine_skip(preset: str, vectors):
-    """Chapter 01's combine-skip from its saved encoder bundles at ``preset``, vocabulary expanded with ``vectors``
-    (as chapter 01 evaluates it); ``None`` when the bundles are absent (they are not committed)."""
-    from reproducer.encoders.trained import ConcatEncoder
-    from reproducer.models import model
-    from reproducer.notebook import NotebookRun
+def timing(settings, seconds: float, books: int, seed: int = 0, repeats: int = 1) -> dict:
+    """The timing study: the mean-max AAE, the mean-max RAE and uni-skip at the preset's widths, each trained for
+    ``seconds`` on ``books`` books in its own process (:func:`~reproducer.bench.bench_train`), the whole repeated
+    ``repeats`` times (seeds ``seed``, ``seed + 1``, …): ``{"runs": the first repeat's runs, "repeats": [...]}``."""
+    from reproducer.bench import bench_train
 
-    chapter = NotebookRun(model("combine-skip").chapter, preset)
-    parts = {name: chapter.encoder(name) for name in model("combine-skip").parts}
-    if any(encoder is None for encoder in parts.values()):
-        return None
-    return ConcatEncoder([encoder.expanded(vectors, name=name)[0] for name, encoder in parts.items()], "combine-skip")
+    out = [bench_train(["aae", "rae", "skip_thought"], hidden=settings.d_model, word_dim=settings.word2vec_dim,
+                       vocab_size=settings.vocab_size, seconds=seconds, max_books=books, seed=seed + r,
+                       batch_size=settings.batch_size)["runs"] for r in range(repeats)]
+    return {"runs": out[0], "repeats": out}
 
 
-def neighbour_encoders(encoder_of: Callable[[str], object], names, preset: str, vectors) -> dict:
-    """The encoders of the chapter's neighbour table and explorer: ``encoder_of(name)`` for each of ``names``, then
-    chapter 01's combine-skip when its saved encoders exist (:func:`combine_skip`)."""
-    encoders = {name: encoder_of(name) for name in names}
-    skip = combine_skip(preset, vectors)
-    if skip is not None:
-        encoders["combine-skip (ch. 01)"] = skip
-    return encoders
-
-
-def combine_skip_extra(run, vectors, tasks: list[str], config: str) -> dict:
-    """Chapter 01's combine-skip on the Table 1 tasks chapter 01 does not evaluate (SST2, SICK-E, STS14; those of
-    ``tasks``), kept as ``eval_combine-skip_extra.json``; no results when its encoders are absent."""
-    def compute():
-        from reproducer.evaluate import evaluate
-
-        encoder = combine_skip(run.preset, vectors)
-        missing = [t for t in tasks if t in ("SST2", "SICK-E", "STS14")]
-        return evaluate(encoder, missing, config, progress=False).to_json() if encoder else {"results": {}}
-
-    return run.json("eval_combine-skip_extra", compute)
-
-
-def table1(ours: dict, paper: pd.DataFrame, run, extra: Callable[[], dict]) -> pd.DataFrame:
+def table1(ours: dict, paper: pd.DataFrame, run) -> pd.DataFrame:
     """Table 1: our mean-max AAE (``ours``: its results), the paper's row and their difference, then the earlier
-    chapters' models read with ``run`` (combine-skip completed by ``extra()``, see :func:`combine_skip_extra`;
-    quick-thoughts; the multi-view ensemble; the baselines, each beside the paper's row of its method)."""
+    chapters' models read from ``results/`` with ``run`` (combine-skip, scored by chapter 01 on this chapter's tasks
+    too; quick-thoughts; the multi-view ensemble; the baselines, each beside the paper's row of its method)."""
     rows = {"mean-max AAE (ours)": transfer_row(ours), "mean-max AAE (paper)": transfer_row(paper.loc["mean-max AAE"])}
     rows["ours − paper"] = {k: rows["mean-max AAE (ours)"][k] - rows["mean-max AAE (paper)"][k] for k in TABLE1}
     if (r := earlier_json(run, "01_skip_thoughts", "eval_combine-skip")):
-        rows["combine-skip (ours, ch. 01)"] = transfer_row({**r["results"], **extra()["results"]})
+        rows["combine-skip (ours, ch. 01)"] = transfer_row(r["results"])
     for name in ("uni-QT", "MC-QT"):
         if (r := earlier_json(run, "02_quick_thoughts", f"eval_{name}")):
             rows[f"{name} (ours, ch. 02)"] = transfer_row(r["results"])
@@ -355,40 +353,61 @@ def attention_table(training: dict[str, dict], names) -> pd.DataFrame:
     return table
 
 
-def claims(macro: pd.Series, minutes: dict[str, float], training: dict[str, dict],
-           table2: pd.DataFrame) -> pd.DataFrame:
-    """The paper's claims (sections 4.3-4.4, Figure 2) checked on our numbers: ``macro`` (variant -> 8-task macro
-    average), ``minutes`` per 1000 batches (:func:`our_minutes`), the stored ``training`` records and :func:`table2`.
-    One row per claim: ``claim``, ``outcome`` (:func:`~reproducer.report.claims.verdict`), ``numbers``."""
-    from reproducer.report.claims import verdict
+def autoencoder_claims(eight: list[str], skip_thought: bool) -> list:
+    """Zhang et al.'s claims about trained models as :class:`~reproducer.report.claims.Claim` (scores in points, the
+    8-task macro average over ``eight``): mean-max pooling beats mean and max pooling (AAE and RAE), the AAE beats the
+    RAE at every pooling, and (when chapter 01's ``skip_thought`` results are in the evidence as ``combine-skip``) the
+    mean-max AAE beats combine-skip. The timing and attention claims have no test items: :func:`timing_claim`,
+    :func:`attention_claim`."""
+    from reproducer.report.claims import Claim
 
-    m = macro.astype(float)
-    checks = []
-    for family in ("AAE", "RAE"):
-        mm, mean, mx = m[f"mean-max {family}"], m[f"mean {family}"], m[f"max {family}"]
-        ok = None if np.isnan([mm, mean, mx]).any() else bool(mm >= mean and mm >= mx)
-        checks.append({"claim": f"Mean-max pooling ≥ mean and ≥ max ({family}, 8-task macro)",
-                       "outcome": verdict(ok), "numbers": f"mean-max {mm:.1f}, mean {mean:.1f}, max {mx:.1f}"})
-    wins = {p: m[f"{p} AAE"] > m[f"{p} RAE"] for p in ("mean-max", "mean", "max")}
-    checks.append({"claim": "AAE > RAE for every pooling (8-task macro)",
-                   "outcome": verdict(None if m.isna().any() else all(wins.values())),
-                   "numbers": "; ".join(f"{p}: {m[f'{p} AAE']:.1f} vs {m[f'{p} RAE']:.1f}" for p in wins)})
-    t = minutes
-    checks.append({"claim": "The AAE trains faster per batch than the RAE and than skip-thought",
-                   "outcome": verdict(t["mean-max AAE"] < min(t["mean-max RAE"], t["skip-thought (uni)"])),
-                   "numbers": ", ".join(f"{k} {v:.1f}" for k, v in t.items()) + " min per 1000 batches (this machine)"})
-    aae, rae = training["mean-max AAE"]["held_out"], training["mean-max RAE"]["held_out"]
-    checks.append({"claim": "The decoder's attention on z_mean averages more than 0.5 (Figure 2)",
-                   "outcome": verdict(aae["attention"]["z_mean"] > 0.5),
-                   "numbers": f"mean-max AAE {aae['attention']['z_mean']:.3f}, mean-max RAE "
-                              f"{rae['attention']['z_mean']:.3f} over {aae['tokens']:,} held-out tokens"})
-    macro8 = ("8 tasks", "macro")
-    ours = table2.loc["mean-max AAE (ours)", macro8]
-    skip_row = "combine-skip (ours, ch. 01)"
-    skip = table2.loc[skip_row, macro8] if skip_row in table2.index else np.nan
-    checks.append({"claim": "The mean-max AAE beats combine-skip on the 8-task macro average",
-                   "outcome": verdict(None if np.isnan([ours, skip]).any() else bool(ours > skip)),
-                   "numbers": f"mean-max AAE {ours:.1f} vs combine-skip {skip:.1f} (paper: "
-                              f"{table2.loc['mean-max AAE (paper, as printed)', macro8]:.1f} vs "
-                              f"{table2.loc['combine-skip (paper, as printed)', macro8]:.1f})"})
-    return pd.DataFrame(checks)
+    def macro(ev, name, reps):
+        return ev.mean(name, eight, reps)
+
+    def numbers(names):
+        return lambda ev: ", ".join(f"{n} {ev.mean(n, eight):.1f}" for n in names)
+
+    claims = [Claim(f"Mean-max pooling beats mean and max pooling ({family}, 8-task macro, Table 3)",
+                    lambda ev, r, f=family: macro(ev, f"mean-max {f}", r) - np.maximum(
+                        macro(ev, f"mean {f}", r), macro(ev, f"max {f}", r)),
+                    paper="mean-max above both, AAE and RAE",
+                    numbers=numbers([f"{p} {family}" for p in ("mean-max", "mean", "max")]))
+              for family in ("AAE", "RAE")]
+    claims.append(Claim("The AAE beats the RAE at every pooling (8-task macro, Table 3; the smallest gap)",
+                        lambda ev, r: np.minimum.reduce([np.asarray(macro(ev, f"{p} AAE", r) - macro(ev, f"{p} RAE", r))
+                                                         for p in ("mean-max", "mean", "max")]),
+                        paper="AAE above RAE for all three poolings",
+                        numbers=numbers([f"{p} {f}" for f in ("AAE", "RAE") for p in ("mean-max", "mean", "max")])))
+    if skip_thought:
+        claims.append(Claim("The mean-max AAE beats combine-skip (8-task macro, Tables 1-2)",
+                            lambda ev, r: macro(ev, "mean-max AAE", r) - macro(ev, "combine-skip", r),
+                            paper="mean-max AAE above combine-skip",
+                            numbers=numbers(["mean-max AAE", "combine-skip"])))
+    return claims
+
+
+def timing_claim(repeats: list[dict[str, float]], paper_minutes: pd.Series) -> dict:
+    """"The AAE trains faster per batch than the RAE and than skip-thought" (section 4.4): the faster of the two
+    others' minutes per 1000 batches over the AAE's, ≥ 1, judged on the spread of the timing repeats (each
+    :func:`our_minutes`); ``paper_minutes``: the paper's minutes per 1000 batches by model (:func:`paper_timing`)."""
+    from reproducer.report.claims import point_claim
+
+    ratios = [min(m["mean-max RAE"], m["skip-thought (uni)"]) / m["mean-max AAE"] for m in repeats]
+    last = repeats[0]
+    return point_claim("The AAE trains faster per batch than the RAE and than skip-thought (section 4.4)",
+                       float(np.mean(ratios)), 1.0, unit="{:.2f}×", seed_values=ratios if len(ratios) >= 2 else None,
+                       paper="; ".join(f"{m} {v:g}" for m, v in paper_minutes.items()) + " min per 1000 batches (GPU)",
+                       numbers=", ".join(f"{k} {v:.1f}" for k, v in last.items()) + " min per 1000 batches (this "
+                       f"machine; the ratio: the faster of RAE and skip-thought over the AAE, {len(ratios)} repeats)")
+
+
+def attention_claim(z_mean: float, seeds: list[float]) -> dict:
+    """"The mean plays a greater role" (Figure 2): the mean-max AAE decoder's mean attention on ``z_mean`` over
+    held-out tokens, > 0.5, judged on its spread over the training seeds (``seeds``: the same statistic per seed)."""
+    from reproducer.report.claims import point_claim
+
+    return point_claim("The decoder attends more to z_mean than to z_max (Figure 2: mean attention > 0.5)",
+                       z_mean, 0.5, unit="{:.3f}", seed_values=seeds if len(seeds) >= 2 else None,
+                       paper="the mean plays a greater role", noise="one run", spread="training seeds",
+                       numbers=f"mean-max AAE {z_mean:.3f} on held-out tokens; seeds: "
+                               + ", ".join(f"{v:.3f}" for v in seeds))

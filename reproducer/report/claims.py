@@ -35,11 +35,14 @@ def verdict(ok: bool | None) -> str:
 
 class Evidence:
     """One seed's scores: ``results`` maps model name → :class:`~reproducer.evaluate.harness.Results` (with per-item
-    outcomes); ``analogies`` maps model name → its analogy answers (with ``hits``). :meth:`score` gives a main score
-    in points, or with ``replicates=True`` its :data:`RESAMPLES` paired bootstrap replicates."""
+    outcomes); ``analogies`` maps model name → its analogy answers (with ``hits``: the task ``analogy``);
+    ``samples`` maps (model name, key) → per-unit values whose mean is the score (e.g. the per-dataset correlations
+    × 100 of a similarity suite: resampling the datasets). :meth:`score` gives a main score in points, or with
+    ``replicates=True`` its :data:`RESAMPLES` paired bootstrap replicates."""
 
-    def __init__(self, results: dict, analogies: dict | None = None, *, seed: int = 0):
+    def __init__(self, results: dict, analogies: dict | None = None, *, samples: dict | None = None, seed: int = 0):
         self.results, self.analogies, self.seed = dict(results), dict(analogies or {}), seed
+        self.samples = {key: np.asarray(values, dtype=float) for key, values in (samples or {}).items()}
         self._cache: dict = {}
 
     def score(self, name: str, task: str, replicates: bool = False):
@@ -47,8 +50,11 @@ class Evidence:
 
         key = (name, task, replicates)
         if key not in self._cache:
-            if task == "analogy":
-                self._cache[key] = self._analogy(name, replicates)
+            if (name, task) in self.samples:
+                self._cache[key] = _resampled_mean(self.samples[name, task], task, replicates)
+            elif task == "analogy":
+                hits = np.frombuffer(self.analogies[name]["hits"].encode("ascii"), dtype=np.uint8) == ord("1")
+                self._cache[key] = 100 * _resampled_mean(hits.astype(float), task, replicates)
             else:
                 if name not in self.results:
                     raise ReproducerError(f"No results of {name} in this evidence (seed {self.seed}).")
@@ -62,16 +68,20 @@ class Evidence:
                     self._cache[key] = scale * float(result.main_scores()[task])
         return self._cache[key]
 
-    def _analogy(self, name: str, replicates: bool):
-        hits = np.frombuffer(self.analogies[name]["hits"].encode("ascii"), dtype=np.uint8) == ord("1")
-        if not replicates:
-            return 100 * float(hits.mean())
-        rng = np.random.default_rng([0, len(hits), 7])  # paired across models: the same resampled questions
-        return 100 * hits[rng.integers(0, len(hits), size=(RESAMPLES, len(hits)))].mean(-1)
-
     def mean(self, name: str, tasks, replicates: bool = False):
         """The mean of ``name``'s scores (points) over ``tasks``."""
         return sum(self.score(name, t, replicates) for t in tasks) / len(tasks)
+
+
+def _resampled_mean(values: np.ndarray, key: str, replicates: bool):
+    """The mean of per-unit ``values``, or its bootstrap replicates; the resampled units depend only on ``key`` and
+    the number of units, so two models' replicates of the same key are paired."""
+    import zlib
+
+    if not replicates:
+        return float(values.mean())
+    rng = np.random.default_rng([0, len(values), zlib.crc32(key.encode())])
+    return values[rng.integers(0, len(values), size=(RESAMPLES, len(values)))].mean(-1)
 
 
 @dataclass(frozen=True)
@@ -113,10 +123,11 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
 
 
 def point_claim(claim: str, value: float | None, threshold: float, *, at_most: bool = False, paper: str = "",
-                numbers: str = "", noise: str = "none measured", seed_values=None, unit: str = "{:.2f}") -> dict:
+                numbers: str = "", noise: str = "none measured", seed_values=None, unit: str = "{:.2f}",
+                spread: str = "repeats") -> dict:
     """A claim row (as :func:`check` makes) for a quantity without test items (a timing, a training curve):
-    judged on the spread of ``seed_values`` (repeated measurements) when given, else on the value alone;
-    ``None``: not checked."""
+    judged on the spread of ``seed_values`` (repeated measurements, or the same quantity per training seed: say
+    which in ``spread``, e.g. ``"training seeds"``) when given, else on the value alone; ``None``: not checked."""
     from reproducer.evaluate.uncertainty import judge
 
     if value is None or np.isnan(float(value)):
@@ -127,7 +138,7 @@ def point_claim(claim: str, value: float | None, threshold: float, *, at_most: b
     return {"claim": claim, "outcome": j["outcome"],
             "ours": f"{unit.format(j['value'])} [{unit.format(j['low'])}, {unit.format(j['high'])}]",
             "threshold": f"{'≤' if at_most else '≥'} {threshold:g}", "paper": paper, "numbers": numbers,
-            "noise": f"{j['seeds']} repeats" if j["seeds"] else noise, "value": j["value"], "low": j["low"],
+            "noise": f"{j['seeds']} {spread}" if j["seeds"] else noise, "value": j["value"], "low": j["low"],
             "high": j["high"]}
 
 

@@ -130,11 +130,6 @@ def size_figure(ours: pd.DataFrame, paper: pd.DataFrame):
     return fig
 
 
-def faster(*ratios: float) -> bool:
-    """Whether every measured speed ratio (NaN: not measured) is above 1."""
-    return all(r > 1 for r in ratios if not math.isnan(r))
-
-
 #: Each model's share of the preset's budget (uni-QT's and ST's); the rest train for the whole budget. At ``default``
 #: uni-QT and ST get about an epoch (Figure 2 compares them), bi-QT and MC-QT 15 minutes, BoW-QT 5.
 BUDGET_SHARES = {"quick": {"BoW-QT": 1 / 3}, "default": {"bi-QT": 3 / 7, "MC-QT": 3 / 7, "BoW-QT": 1 / 7}}

@@ -12,6 +12,8 @@ paper's, from the results a notebook stored (training logs, :mod:`reproducer.eva
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -20,6 +22,7 @@ from reproducer.evaluate.harness import Results
 from reproducer.report.claims import verdict
 from reproducer.report.published import published
 from reproducer.report.tables import paper_table, throughput
+from reproducer.report.units import ChapterModels
 
 PAPER = "tang2019"
 #: Figure 1's runs: SV-g before SV-f (SV f's ensemble borrows SV g at the same step).
@@ -179,6 +182,16 @@ def paper_transfer_rows(models=T6_PAPER_ROWS) -> dict[str, dict]:
     return {f"{m} (paper)": rows[f"{m} (paper)"] for m in models}
 
 
+def table6_note() -> str:
+    """The note under Table 6 (Markdown): which of the paper's numbers it prints as bounds (e.g. InferSent's "<24"
+    hours, stored as 24), read from the settings of the published rows."""
+    rows = published(PAPER).query("table == 'Table 6'")
+    bounds = rows[rows.setting.str.contains("upper bound")]
+    return "" if bounds.empty else "The paper prints " + "; ".join(
+        f"{r.model}'s {r.task} ({r.metric}) as < {r.value:g}" for r in bounds.itertuples()) + \
+        ": an upper bound, shown here as its value."
+
+
 def table6(ours: dict[str, dict]) -> pd.DataFrame:
     """Table 6: ``ours`` (row name -> :func:`transfer_row`, training in minutes) then the paper's rows (hours), and
     the MV ensemble's difference to the paper's closest setting, D1 (not for the training time)."""
@@ -226,3 +239,250 @@ def consensus_claims(ours3: pd.DataFrame, fig1: pd.DataFrame) -> pd.DataFrame:
                    "numbers": "; ".join(f"{mv}: ahead at {int(a.sum())}/{len(a)} (last {curves[mv].iloc[-1]:.1f} vs "
                                         f"{curves[sv].iloc[-1]:.1f})" for (mv, sv), a in zip(pairs, ahead.values()))})
     return pd.DataFrame(checks)
+
+
+# --- the chapter's models as units, and the claims judged against their noise ---------------------------------------
+
+#: The variants in training order (SV-g before SV-f: the SV ensemble's curve borrows SV g at the same step); the three
+#: trained again under the other reading of Eq. 1; those trained with several seeds for the claims.
+ORDER = ("MV", "SV-g", "SV-f", "MV-ff", "MV-gg", "MV+SV", "skip")
+READING = ("MV", "SV-f", "SV-g")
+SEED_MODELS = ("MV", "SV-g", "SV-f", "MV-ff", "MV-gg")
+#: The rows of Table 3 the claims compare (the seeds' runs evaluate only these).
+CLAIM_ROWS = ("MV f", "MV g", "MV ensemble", "SV-f f", "SV-g g", "ens(SV-f f, SV-g g)", "MV-ff f1", "MV-gg g1",
+              "MV-ff ensemble", "MV-gg ensemble", "ens(MV-ff f1, MV-gg g1)")
+#: The neighbour table's encoders: Table 3 rows (unsupervised pooling) and the plain average of the fixed vectors.
+NEIGHBOURS = ("MV ensemble", "ens(SV-f f, SV-g g)", "word2vec avg")
+#: Table 4's baselines on our vectors: name -> how to build it from the chapter's data.
+BASELINE_NAMES = ("word2vec avg (ours)", "word2vec SIF (ours)", "GloVe-50d avg (ours)", "GloVe-50d SIF (ours)")
+
+
+class ConsensusModels(ChapterModels):
+    """Chapter 04's variants by name, as units: each trained (or reloaded) at the preset ``settings`` with its held-out
+    loss (and, for Figure 1's runs, U of each view) at the preset's evaluation points; Table 3's rows
+    (:data:`~reproducer.evaluate.views.ROWS`) scored on the task ``groups`` as soon as their variants are trained;
+    :meth:`unit` trains a variant and caches everything the chapter shows of it."""
+
+    family = "consensus"
+    EXTRA_TASKS = ()
+
+    def __init__(self, run, settings, *, groups: dict[str, list[str]], seed: int = 0, progress: bool = True,
+                 pool_size: int = 20000, n_queries: int = 8):
+        from reproducer.evaluate.views import ProjectionSnapshots, RowEncoders
+
+        tasks = [t for g in ("U", "S", "B", "M") for t in groups[g]]
+        super().__init__(run, settings, tasks=tasks, seed=seed, progress=progress, pool_size=pool_size,
+                         n_queries=n_queries)
+        self.groups = groups
+        self.snapshots = ProjectionSnapshots(run.path("checkpoints/SV-g.snapshots.pt"))
+        self.rows = RowEncoders(self.viewset)
+        self.other = settings.with_overrides(self_pairs=not settings.self_pairs)
+
+    def sibling(self, run, settings, seed: int) -> "ConsensusModels":
+        return ConsensusModels(run, settings, groups=self.groups, seed=seed, progress=self.progress,
+                               pool_size=self.pool_size, n_queries=self.n_queries)
+
+    @functools.cached_property
+    def data(self):
+        """The fixed word vectors and the corpus as their ids (a
+        :class:`~reproducer.data.fixed_vectors.FixedVectorData`, loaded on first use)."""
+        from reproducer.data.fixed_vectors import FixedVectorData
+
+        return FixedVectorData(self.corpus_config, self.settings.word2vec_dim)
+
+    def settings_record(self) -> dict:
+        from reproducer.runtime import default_device
+
+        return {"consensus": self.settings.to_dict(), "seed": self.seed, "device": str(default_device()),
+                **self.groups}
+
+    def fit(self, name: str, variant: str | None = None, config=None):
+        """The :class:`~reproducer.train.Fitted` variant ``name`` (``variant`` and ``config``: another reading's
+        runs), trained or reloaded by ``run.model``, with its held-out loss and, for :data:`CURVES`, Figure 1's U."""
+        from reproducer.evaluate.training_curve import combined, held_out_loss
+        from reproducer.evaluate.views import curve_callback
+        from reproducer.models import family
+        from reproducer.objectives.consensus import fit_consensus
+
+        config = config or self.settings
+        variant = variant or name
+
+        def train(state):
+            data = self.data.training_data()
+            curve = (curve_callback(name, self.snapshots, self.data.table, self.data.vocab, config.dim)
+                     if name in CURVES else None)
+            held = held_out_loss(family("consensus").held_out_batches(variant, config, data))
+            return fit_consensus(variant, config, data, checkpoint=state, evaluate=combined(curve, held),
+                                 seed=self.seed, progress=self.progress)
+
+        return self.run.model(name, train)
+
+    def record(self, name: str) -> dict:
+        """Variant ``name``'s training log and learned τ: ``<name>_training.json`` if cached."""
+        return self.run.json(f"{name}_training", lambda: {
+            **self.fit(name).log.to_dict(), "tau": float(self.fit(name).module.temperature.tau.detach())})
+
+    def viewset(self, name: str):
+        """Variant ``name``'s trained views (a :class:`~reproducer.encoders.multiview.ViewSet`): this kernel's, its
+        saved bundle, else :meth:`fit`'s."""
+        return self.run.encoder(name) or self.fit(name).encoder
+
+    def trained(self, name: str):
+        """The unsupervised encoder of a Table 3 row, or the average of the fixed word vectors (``word2vec avg``)."""
+        if name == "word2vec avg":
+            from reproducer.encoders.bow import word_average_encoder
+
+            return word_average_encoder(self.data.vectors)
+        return self.rows.encoder(name, "unsupervised")
+
+    def row(self, row: str) -> dict:
+        """Row ``row`` of Table 3 scored on the groups (:meth:`~reproducer.evaluate.views.RowEncoders.evaluate`,
+        per-item outcomes kept): ``eval_<row>.json`` if cached."""
+        return self.run.json(f"eval_{row.replace(' ', '_')}", lambda: self.rows.evaluate(
+            row, self.groups, self.settings.eval_config))
+
+    def reading(self) -> dict:
+        """U of MV, SV-f and SV-g trained under the other reading of Eq. 1: ``other_reading.json``."""
+        from reproducer.evaluate.views import reading_scores
+
+        return self.run.json("other_reading", lambda: reading_scores(
+            *(self.fit(f"{name} (other reading)", name, self.other).encoder for name in READING)))
+
+    def baselines(self) -> dict[str, dict]:
+        """Table 4's baselines on our vectors scored on U (:data:`BASELINE_NAMES`)."""
+        from reproducer.encoders.baselines import load_baseline
+        from reproducer.encoders.bow import sif_encoder, word_average_encoder
+        from reproducer.evaluate import evaluate
+        from reproducer.notebook import slug
+
+        make = {"word2vec avg (ours)": lambda: word_average_encoder(self.data.vectors),
+                "word2vec SIF (ours)": lambda: sif_encoder(self.data.vectors, self.data.counts),
+                "GloVe-50d avg (ours)": lambda: load_baseline("glove-bow"),
+                "GloVe-50d SIF (ours)": lambda: load_baseline("sif-glove")}
+        return {name: self.run.json(f"eval_baseline_{slug(name.split(' (')[0])}", lambda m=make[name]: evaluate(
+            m(), self.groups["U"], "prototype", progress=False).to_json()) for name in BASELINE_NAMES}
+
+    def unit(self, name: str, rows=None, neighbours: bool = True) -> None:
+        """Everything the chapter shows of variant ``name`` (a variant of :data:`ORDER`, ``"reading"`` for the three
+        runs of the other reading, ``"baselines"`` for Table 4's), computed right after it trains and cached: its
+        training record; every row of ``rows`` (by default all of Table 3) whose variants are now all trained; with
+        ``neighbours`` the neighbour tables it completes."""
+        from reproducer.evaluate.views import ROWS
+
+        if name == "reading":
+            self.reading()
+            return
+        if name == "baselines":
+            self.baselines()
+            if neighbours:
+                self.products.neighbours("word2vec avg")
+            return
+        self.record(name)
+        done = set(ORDER[:ORDER.index(name) + 1])
+        for row, parts in ROWS.items():
+            variants = {v for v, _ in parts}
+            if (rows is None or row in rows) and name in variants and variants <= done:
+                self.row(row)
+                if neighbours and row in NEIGHBOURS:
+                    self.products.neighbours(row)
+        self.rows.clear()
+
+    def evidence(self, baselines: bool = True):
+        """This seed's :class:`~reproducer.report.claims.Evidence`: each claim row's unsupervised results as
+        ``"<row> U"`` and supervised ones as ``"<row> S"``, and Table 4's baselines as ``"<name> U"``."""
+        from reproducer.report.claims import Evidence
+
+        results = {}
+        for row in CLAIM_ROWS:
+            record = self.row(row)
+            results[f"{row} U"] = Results.from_json(record["unsupervised"])
+            results[f"{row} S"] = Results.from_json(record["supervised"])
+        if baselines:
+            results.update({f"{n} U": Results.from_json(r) for n, r in self.baselines().items()})
+        return Evidence(results, seed=self.seed)
+
+
+def _group_score(ev, row: str, group: str, groups: dict, reps: bool):
+    """Table 3's column ``group`` (U, S, B or MRPC acc) of ``row`` in points."""
+    if group == "U":
+        return ev.mean(f"{row} U", groups["U"], reps)
+    if group == "MRPC acc":
+        return ev.score(f"{row} S", "MRPC", reps)
+    return ev.mean(f"{row} S", groups[group], reps)
+
+
+def multiview_claims(groups: dict[str, list[str]]) -> list:
+    """Tang & de Sa's claims on Table 3's rows and Table 4 as :class:`~reproducer.report.claims.Claim` (judged on
+    each seed's :meth:`ConsensusModels.evidence`): MV beats SV view by view and as ensembles on every column (the
+    smallest of the four gaps), the MV ensemble beats its views, ensembles of independent views do not help,
+    f–g beats f1–f2 and g1–g2, and the MV ensemble beats the other unsupervised methods of Table 4 but GloVe+UP
+    (ours: averages and SIF on our word2vec and on GloVe-50d)."""
+    from reproducer.report.claims import Claim
+
+    def score(ev, row, group, r):
+        return _group_score(ev, row, group, groups, r)
+
+    def every_column(a, b):
+        return lambda ev, r: np.minimum.reduce([np.asarray(score(ev, a, m, r) - score(ev, b, m, r)) for m in METRICS])
+
+    def columns(a, b):
+        return lambda ev: "; ".join(f"{m} {score(ev, a, m, False):.1f} vs {score(ev, b, m, False):.1f}"
+                                    for m in METRICS)
+
+    def u(ev, row, r=False):
+        return score(ev, row, "U", r)
+
+    claims = [Claim(f"MV {v} beats SV {v} on U, S, B and MRPC (Table 3; the smallest gap)",
+                    every_column(f"MV {v}", f"SV-{v} {v}"), paper="MV above SV in every column",
+                    numbers=columns(f"MV {v}", f"SV-{v} {v}")) for v in ("f", "g")]
+    claims += [
+        Claim("The MV ensemble beats the SV ensemble on U, S, B and MRPC (Table 3; the smallest gap)",
+              every_column("MV ensemble", "ens(SV-f f, SV-g g)"), paper="MV above SV in every column",
+              numbers=columns("MV ensemble", "ens(SV-f f, SV-g g)")),
+        Claim("The MV ensemble beats each of its views on U (Table 3)",
+              lambda ev, r: u(ev, "MV ensemble", r) - np.maximum(u(ev, "MV f", r), u(ev, "MV g", r)),
+              paper="ensemble above f and g",
+              numbers=lambda ev: f"ensemble {u(ev, 'MV ensemble'):.1f}, f {u(ev, 'MV f'):.1f}, g {u(ev, 'MV g'):.1f}"),
+        Claim("Ensembling independently trained views does not help U (the ensemble at most its better view)",
+              lambda ev, r: np.maximum(
+                  u(ev, "ens(MV-ff f1, MV-gg g1)", r) - np.maximum(u(ev, "MV-ff f1", r), u(ev, "MV-gg g1", r)),
+                  u(ev, "ens(SV-f f, SV-g g)", r) - np.maximum(u(ev, "SV-f f", r), u(ev, "SV-g g", r))),
+              at_most=True, paper="independent ensembles below their better view",
+              numbers=lambda ev: f"ens(MV-ff f1, MV-gg g1) {u(ev, 'ens(MV-ff f1, MV-gg g1)'):.1f} vs "
+                                 f"{u(ev, 'MV-ff f1'):.1f}, {u(ev, 'MV-gg g1'):.1f}; SV ensemble "
+                                 f"{u(ev, 'ens(SV-f f, SV-g g)'):.1f} vs {u(ev, 'SV-f f'):.1f}, {u(ev, 'SV-g g'):.1f}"),
+        Claim("MV f–g beats the same-architecture pairs f1–f2 and g1–g2 on U (ensembles, Table 3)",
+              lambda ev, r: u(ev, "MV ensemble", r) - np.maximum(u(ev, "MV-ff ensemble", r),
+                                                                 u(ev, "MV-gg ensemble", r)),
+              paper="f–g above f1–f2 and g1–g2",
+              numbers=lambda ev: f"MV {u(ev, 'MV ensemble'):.1f}, f1–f2 {u(ev, 'MV-ff ensemble'):.1f}, "
+                                 f"g1–g2 {u(ev, 'MV-gg ensemble'):.1f}"),
+        Claim("The multi-view ensemble beats the other unsupervised methods except GloVe+UP (Table 4, U; ours: "
+              "averages and SIF on our word2vec and GloVe-50d)",
+              lambda ev, r: u(ev, "MV ensemble", r) - np.maximum.reduce(
+                  [np.asarray(ev.mean(f"{n} U", groups["U"], r)) for n in BASELINE_NAMES]),
+              paper="MV above fastText/GloVe averages and +WR, below GloVe+UP",
+              numbers=lambda ev: f"MV ensemble {u(ev, 'MV ensemble'):.1f}; " + ", ".join(
+                  f"{n} {ev.mean(f'{n} U', groups['U']):.1f}" for n in BASELINE_NAMES)),
+    ]
+    return claims
+
+
+def figure1_claim(fig1: pd.DataFrame, seed_frames: list[pd.DataFrame]) -> dict:
+    """"At every checkpoint of Figure 1, MV ≥ SV for f, g and the ensemble": the smallest MV − SV gap (U) over the
+    checkpoints and the three pairs, judged on its spread over the seeds' Figure 1 frames (:func:`figure1_frame`)."""
+    from reproducer.report.claims import point_claim
+
+    pairs = [("MV f", "SV f"), ("MV g", "SV g"), ("MV ensemble", "SV ensemble")]
+
+    def smallest(frame):
+        curves = frame.pivot_table(index="step", columns="curve", values="U")
+        return float(min((curves[mv] - curves[sv]).min() for mv, sv in pairs))
+
+    curves = fig1.pivot_table(index="step", columns="curve", values="U")
+    return point_claim("At every checkpoint of Figure 1, MV ≥ SV for f, g and the ensemble (the smallest gap, U)",
+                       smallest(fig1), 0.0, unit="{:+.1f}",
+                       seed_values=[smallest(f) for f in seed_frames] if len(seed_frames) >= 2 else None,
+                       paper="every MV curve above its SV counterpart", noise="one run", spread="training seeds",
+                       numbers="; ".join(f"{mv} − {sv}: last {curves[mv].iloc[-1] - curves[sv].iloc[-1]:+.1f}"
+                                         for mv, sv in pairs))

@@ -8,6 +8,7 @@ Results file names keep the chapter's rule (:func:`file_key`), e.g. ``grid/LSTM_
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 
@@ -21,6 +22,11 @@ PP_GRID: dict[str, dict] = {f"{n}, λw={w:g}": {"negatives": n, "lambda_w": w} f
                             for w in (1e-5, 1e-8)}
 #: Table 2's baselines: ours → the paper's row.
 BASELINES = {"skip-thought": "skip-thought", "GloVe": "GloVe", "initial vectors": "paragram-sl999"}
+#: Table 7's models (length bins), the explorer's, and the word-level analyses' (PP).
+LENGTH_MODELS = ("PP", "LSTM (no o.g.)", "LSTM (o.g.)", "initial vectors")
+EXPLORER = ("PP", "LSTM (no o.g.)", "initial vectors")
+#: Table 8's query words (the paper's).
+TABLE8_QUERIES = ["unlike", "2", "ladies", "lookin", "disagree"]
 #: Table 5: the supervised tasks (ours → the paper's column), its optimisers and its models (ours → paper's).
 TASKS = {"relatedness": "SICK-R", "entailment": "SICK-E", "sentiment": "SST2"}
 OPTIMISERS = {"AdaGrad 0.05": {"optimizer": "adagrad", "lr": 0.05}, "Adam 0.001": {"optimizer": "adam", "lr": 0.001}}
@@ -69,6 +75,9 @@ class ParaphraseTraining:
     pairs: list
     vectors: object  # WordVectors: the initial W_w
     max_steps: int | None = None
+    figure_epochs: int = 3
+    supervised_epochs: int = 1
+    n_queries: int = 8
     runs: dict = field(default_factory=dict)
     best: dict = field(default_factory=dict)
     pp_choice: str | None = None
@@ -76,15 +85,86 @@ class ParaphraseTraining:
     _supervised_data: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def prepare(cls, run, max_steps: int | None = None) -> "ParaphraseTraining":
+    def prepare(cls, run, max_steps: int | None = None, **options) -> "ParaphraseTraining":
         """The chapter's training pairs (:func:`~reproducer.data.pairs.training_pairs` at the preset's
         ``wiki_min_score``) and initial vectors: chapter 00's word2vec (300-d); at ``smoke`` a 32-d word2vec of 3
-        books (chapter 01's smoke vectors)."""
+        books (chapter 01's smoke vectors). ``options``: ``figure_epochs``, ``supervised_epochs``, ``n_queries``."""
         from reproducer.objectives.paraphrase import training_data
         from reproducer.presets import preset
 
         data = training_data("PP", preset("paraphrastic", run.preset, max_steps=max_steps))
-        return cls(run, data.pairs, data.vectors, max_steps)
+        return cls(run, data.pairs, data.vectors, max_steps, **options)
+
+    def settings_record(self) -> dict:
+        """What the chapter's results depend on besides the parameters (its key: :meth:`declare`)."""
+        from reproducer.runtime import default_device
+
+        return {"paraphrastic": self.settings().to_dict(), "seed": self.seed, "figure_epochs": self.figure_epochs,
+                "supervised_epochs": self.supervised_epochs, "training_pairs": len(self.pairs),
+                "device": str(default_device())}
+
+    def declare(self) -> None:
+        """Declare :meth:`settings_record` (:meth:`~reproducer.notebook.NotebookRun.settings`)."""
+        self.run.settings(self.settings_record())
+
+    def seeds(self, seeds: int) -> list["ParaphraseTraining"]:
+        """The chapter's training for the claims' seeds ``0 .. seeds-1`` at the seed preset of this scale
+        (:data:`~reproducer.presets.SEED_PRESETS`), each in its sibling run (declared); this training itself for
+        its own seed when it is at that preset."""
+        from reproducer.report.units import seed_siblings
+
+        return seed_siblings(self, self.run, self.run.preset, self.seed, seeds, lambda run, name, seed: ParaphraseTraining(
+            run, self.pairs, self.vectors, None, self.figure_epochs, self.supervised_epochs, self.n_queries))
+
+    def unit(self, name: str, explorer: bool = True) -> None:
+        """Everything the chapter shows of model ``name``, right after it trains, cached: its grid (PP first: the
+        others take PP's choice) and the chosen configuration; for Table 7's models their length bins; for the
+        explorer's (``explorer``) their neighbours; for PP the word-level analyses (Table 8, section 6). ``name``
+        ``"baselines"``: the baselines' similarity suites and the initial vectors' length bins and neighbours."""
+        if name == "baselines":
+            self.baseline_suites()
+        else:
+            if name != "PP" and self.pp_choice is None:
+                self.unit("PP", explorer)
+            self.runs[name] = self.train_model(name, self.pp_choice)
+            self.best[name] = max(self.runs[name], key=dev_score)
+            if (name, self.best[name]["config"]) in self._fitted:  # trained here: save its encoder bundle
+                self.chosen(name)
+            if name == "PP":
+                self.pp_choice = self.best["PP"]["config"]
+        model = "initial vectors" if name == "baselines" else name
+        if model in LENGTH_MODELS:
+            self.length_bins(model)
+        if explorer and model in EXPLORER:
+            self.neighbours(model)
+        if name == "PP":
+            self.pp_word_table("table8_neighbours", lambda: self.word_neighbours(TABLE8_QUERIES))
+            self.pp_word_table("word_weights", self.word_weight_extremes)
+            self.run.json("norm_analysis", self.reweighted_suite)
+
+    def length_bins(self, name: str) -> pd.DataFrame:
+        """Table 7's rows of ``name`` (:func:`~reproducer.report.similarity_tables.length_bin_frame`):
+        ``length_bins_<name>.csv``."""
+        from reproducer.report.similarity_tables import length_bin_frame
+
+        return self.run.frame(f"length_bins_{file_key(name)}", lambda: length_bin_frame({name: self.encoder(name)}))
+
+    @property
+    def pool(self) -> tuple[list[str], list[str]]:
+        """The explorer's pool (every distinct STS 2012-2015 sentence) and queries."""
+        from reproducer.report.similarity_tables import sts_pool
+
+        if "_pool" not in self._supervised_data:
+            self._supervised_data["_pool"] = sts_pool(self.n_queries, seed=self.seed,
+                                                      limit=2000 if self.smoke else None)
+        return self._supervised_data["_pool"]
+
+    def neighbours(self, name: str) -> pd.DataFrame:
+        """``name``'s top 5 pool sentences for each query: ``neighbours_<name>.csv``."""
+        from reproducer.report.explorer import NeighbourIndex, neighbour_frame
+
+        return self.run.frame(f"neighbours_{file_key(name)}", lambda: neighbour_frame(
+            [NeighbourIndex.build(self.encoder(name), self.pool[0], name=name)], self.pool[1], 5))
 
     @property
     def seed(self) -> int:
@@ -137,17 +217,11 @@ class ParaphraseTraining:
         return [self.run.json(f"grid/{file_key(name)}__{file_key(label)}", lambda: self.record(name, label, overrides))
                 for label, overrides in configs]
 
-    def train_grid(self) -> dict[str, dict]:
-        """PP's grid, then every other model's with PP's choice; the chosen record of each model. The chosen
-        configurations trained in this kernel are registered with ``run.model`` (their encoder bundles saved)."""
-        self.runs = {"PP": self.train_model("PP")}
-        self.pp_choice = max(self.runs["PP"], key=dev_score)["config"]
-        for name in list(VARIANTS)[1:]:
-            self.runs[name] = self.train_model(name, self.pp_choice)
-        self.best = {name: max(records, key=dev_score) for name, records in self.runs.items()}
+    def train_grid(self, explorer: bool = True) -> dict[str, dict]:
+        """Every model's :meth:`unit` in order (PP's grid first, then every other model's with PP's choice); the
+        chosen record of each model."""
         for name in VARIANTS:
-            if (name, self.best[name]["config"]) in self._fitted:
-                self.chosen(name)
+            self.unit(name, explorer)
         return self.best
 
     def grid_table(self) -> pd.DataFrame:
@@ -160,10 +234,10 @@ class ParaphraseTraining:
             for records in self.runs.values() for r in records])
 
     def chosen(self, name: str):
-        """The chosen configuration of ``name`` as a :class:`~reproducer.train.Fitted`, through ``run.model``: trained
-        in this kernel, or resumed from (or trained into) the model's checkpoint."""
+        """The chosen configuration of ``name`` as a :class:`~reproducer.train.Fitted`, through ``run.model`` (which
+        saves its encoder bundle): trained in this kernel, or reloaded from (or trained into) its grid checkpoint."""
         best = self.best[name]
-        return self.run.model(name, lambda checkpoint: self.fit(name, best["config"], best["overrides"], checkpoint))
+        return self.run.model(name, lambda checkpoint: self.fit(name, best["config"], best["overrides"]))
 
     def encoder(self, name: str):
         """The encoder of a chosen model or a baseline: this kernel's, else a saved bundle, else trained now."""
@@ -172,14 +246,8 @@ class ParaphraseTraining:
         return self.run.encoder(name) or self.chosen(name).encoder
 
     def baseline(self, name: str):
-        """A Table 2 baseline: chapter 01's uni- and bi-skip side by side (``None`` if chapter 01 has not been run at
-        this preset), GloVe 6B 50d averaged, or the average of our initial vectors."""
-        if name == "skip-thought":
-            from reproducer.encoders.trained import ConcatEncoder
-            from reproducer.notebook import NotebookRun
-
-            parts = [NotebookRun("01_skip_thoughts", self.run.preset).encoder(n) for n in ("uni-skip", "bi-skip")]
-            return None if None in parts else ConcatEncoder(parts, name="combine-skip (ch. 01)")
+        """A Table 2 baseline encoder: GloVe 6B 50d averaged, or the average of our initial vectors (skip-thought's
+        scores come from chapter 01's results: :meth:`baseline_suites`)."""
         if name == "initial vectors":  # the average of the very vectors every model starts from
             from reproducer.encoders.bow import word_average_encoder
 
@@ -192,18 +260,20 @@ class ParaphraseTraining:
         """The similarity suite of each baseline, cached as ``baseline_<name>.json``; skip-thought is left out (with a
         note) when neither its result nor chapter 01's encoders exist."""
         from reproducer.evaluate.similarity import similarity_suite
-        from reproducer.notebook import NotebookRun, slug
+        from reproducer.notebook import results_root, slug
 
         suites = {}
         for name in BASELINES:
-            key = f"baseline_{slug(name)}"
-            if (name == "skip-thought" and not self.run.reusable(f"{key}.json")
-                    and not NotebookRun("01_skip_thoughts", self.run.preset).has_model("uni-skip", "bi-skip")):
-                print("skip-thought: chapter 01's encoders are not in results/ (run notebook 01 at this preset first); "
-                      "column left out")
+            if name == "skip-thought":  # chapter 01 scores its combine-skip on the suite: read from results/
+                path = results_root() / "01_skip_thoughts" / self.run.dir.name / "similarity_combine-skip.json"
+                if path.is_file():
+                    suites[name] = json.loads(path.read_text(encoding="utf-8"))
+                else:
+                    print(f"skip-thought: {path.relative_to(results_root().parent)} is missing (run notebook 01 at "
+                          "this preset first); column left out")
                 continue
-            suites[name] = self.run.json(key, lambda: similarity_suite(self.baseline(name), seed=self.seed)
-                                         .to_dict(orient="records"))
+            suites[name] = self.run.json(f"baseline_{slug(name)}", lambda: similarity_suite(
+                self.baseline(name), seed=self.seed).to_dict(orient="records"))
         return suites
 
     def word_tables(self):
@@ -323,6 +393,33 @@ class ParaphraseTraining:
         chosen = max(reports, key=lambda label: reports[label]["dev"])
         return {"model": name, "task": task, "optimiser": chosen, **reports[chosen],
                 "dev_by_optimiser": {label: r["dev"] for label, r in reports.items()}}
+
+    def figure1_frame(self, datasets: list) -> pd.DataFrame:
+        """:meth:`figure1` at :attr:`figure_epochs`: ``figure1.csv``."""
+        return self.run.frame("figure1", lambda: self.figure1(datasets, self.figure_epochs))
+
+    def supervised_models(self) -> list[str]:
+        """Table 5's models (PP and the LSTM without output gate at ``smoke``)."""
+        return ["PP", "LSTM (no o.g.)"] if self.smoke else list(SUPERVISED)
+
+    def numbers(self, datasets: list) -> dict:
+        """What the chapter's claims without test items are measured on (after :meth:`unit` of every model and the
+        baselines): Table 3's test scores, Table 7, Figure 1, Table 5 and section 6's share, each read from (or, when
+        missing, computed into) this training's results (:func:`~reproducer.report.paraphrase_claims.quantities`)."""
+        from reproducer.report.similarity_tables import in_domain_table, length_tables, reweighting_table
+
+        names = paper_names()
+        baselines = self.baseline_suites()
+        table3 = in_domain_table(self.runs, self.best, baselines, names)
+        lengths = {n: names[n] for n in LENGTH_MODELS}
+        table7 = length_tables(pd.concat([self.length_bins(n) for n in lengths], ignore_index=True), lengths)[0]
+        models = self.supervised_models()
+        table5 = supervised_tables(self.supervised_runs(models, self.supervised_epochs), models)[0]
+        share = reweighting_table(baselines["initial vectors"], self.run.json("norm_analysis", self.reweighted_suite),
+                                  self.best["PP"]["suite"], datasets)[1]["ours"]
+        return {"in_domain": table3.loc[list(self.best), "test"], "initial_in_domain": table3.loc["initial vectors", "test"],
+                "table7": table7, "figure1": self.figure1_frame(datasets), "table5": table5, "share": share,
+                "n_pairs": len(self.pairs)}
 
     def supervised_runs(self, models: list[str], epochs: int) -> list[dict]:
         """:meth:`supervised` for every model and task, each cached as ``supervised/<model>__<task>.json``."""

@@ -23,12 +23,13 @@ def speed_ratios_of(bench: dict) -> list[float]:
 
 
 def quick_thought_claims(*, classification: list[str], curve_tasks: list[str], paper_speed: float,
-                         paper_sts: pd.Series, questions: bool) -> list[Claim]:
+                         paper_sts: pd.Series, questions: bool, minutes: dict[str, float] | None = None) -> list[Claim]:
     """The chapter's claims about trained models, as :class:`~reproducer.report.claims.Claim` (judged by
     :func:`~reproducer.report.claims.check` on the evidence of each seed): Figure 2 at equal training time (uni-QT's
     encoder f against ST on ``curve_tasks``), combine-QT against its parts and MC-QT against the family (mean accuracy
     on ``classification``), STS14 (Table 8, ``paper_sts``: the paper's Overall row) and the analogies (when there
-    are ``questions``). The speed claim has no test items: :func:`speed_claim`."""
+    are ``questions``; ``minutes``: each model's training minutes, shown beside the family comparisons, whose budgets
+    may differ at ``default``). The speed claim has no test items: :func:`speed_claim`."""
     def gap(ev, a, b, tasks, reps):
         return ev.mean(a, tasks, reps) - ev.mean(b, tasks, reps)
 
@@ -36,7 +37,10 @@ def quick_thought_claims(*, classification: list[str], curve_tasks: list[str], p
         return np.maximum.reduce([np.asarray(ev.mean(n, classification, reps)) for n in names])
 
     def means(ev, names, tasks=classification):
-        return ", ".join(f"{n} {ev.mean(n, tasks):.1f}" for n in names)
+        text = ", ".join(f"{n} {ev.mean(n, tasks):.1f}" for n in names)
+        trained = {n: minutes[n] for n in names if minutes and n in minutes}
+        return text + (" (minutes trained: " + ", ".join(f"{n} {m:.0f}" for n, m in trained.items()) + ")"
+                       if trained else "")
 
     claims = [
         Claim("At equal training time, QT's encoder scores at least as well as skip-thought's (Figure 2)",

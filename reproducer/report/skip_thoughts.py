@@ -29,6 +29,8 @@ class SkipThoughtModels(ChapterModels):
     ``glove-bow`` GloVe averaging. :meth:`unit` trains a model and caches everything the chapter shows of it."""
 
     family = "skip-thought"
+    #: STS14, and the tasks chapter 05's Table 1 reads for combine-skip (SST-2, SICK-E)
+    EXTRA_TASKS = ("STS14", "SST2", "SICK-E")
 
     @functools.cached_property
     def data(self):
@@ -55,7 +57,8 @@ class SkipThoughtModels(ChapterModels):
     def settings_record(self) -> dict:
         from reproducer.runtime import default_device
 
-        return {**self.settings.to_dict(), "seed": self.seed, "tasks": self.tasks, "device": str(default_device())}
+        return {**self.settings.to_dict(), "seed": self.seed, "tasks": self.tasks,
+                "extra_tasks": list(self.extra_tasks), "device": str(default_device())}
 
     def fit(self, name: str):
         """The :class:`~reproducer.train.Fitted` ``uni-skip`` or ``bi-skip``: this kernel's, else trained (resuming
@@ -102,11 +105,19 @@ class SkipThoughtModels(ChapterModels):
         return self.run.json("expansion", lambda: expansion_report(self.raw("uni-skip"), self.word2vec,
                                                                    seed=self.seed))
 
+    def similarity(self, name: str) -> list[dict]:
+        """Encoder ``name`` on the similarity suite of chapter 03 (:func:`~reproducer.evaluate.similarity.similarity_suite`,
+        cosine only): ``similarity_<name>.json``, which chapter 03's Table 2 reads."""
+        from reproducer.evaluate.similarity import similarity_suite
+
+        return self.run.json(f"similarity_{name}", lambda: similarity_suite(self.trained(name), seed=self.seed)
+                             .to_dict(orient="records"))
+
     def unit(self, name: str, neighbours: bool = True) -> None:
         """Everything the chapter shows of ``name`` (``uni-skip``, ``bi-skip`` or ``glove-bow``), computed right
         after it trains and cached: its training record and evaluation; after uni-skip the vocabulary expansion,
-        after bi-skip combine-skip's evaluations (with and without expansion); with ``neighbours`` the neighbour
-        tables of the encoders it completes."""
+        after bi-skip combine-skip's evaluations (with and without expansion) and its similarity suite (read by
+        chapter 03); with ``neighbours`` the neighbour tables of the encoders it completes."""
         if name in TRAINED:
             self.record(name)
         self.evaluated(name)
@@ -116,6 +127,7 @@ class SkipThoughtModels(ChapterModels):
         if name == "bi-skip":
             self.evaluated("combine-skip")
             self.evaluated("combine-skip (no expansion)")
+            self.similarity("combine-skip")
         for encoder in completes[name] if neighbours else ():
             self.products.neighbours(encoder)
 

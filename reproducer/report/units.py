@@ -83,6 +83,30 @@ class ModelProducts:
         return study
 
 
+#: Notebook parameters that set a training budget: a chapter's seed runs at another preset reset them to their defaults.
+BUDGET_PARAMETERS = ("max_seconds", "max_steps")
+
+
+def seed_siblings(own, run, preset_name: str, seed: int, seeds: int, make: Callable) -> list:
+    """The claims' training seeds ``0 .. seeds-1`` of a chapter's training ``own`` (run ``run`` at preset
+    ``preset_name`` with ``seed``): for each seed, the same training at the seed preset of this scale
+    (:data:`~reproducer.presets.SEED_PRESETS`) in its sibling run (:meth:`~reproducer.notebook.NotebookRun.sibling`,
+    the budget parameters reset), made by ``make(sibling_run, seed_preset, seed)`` and declared; ``own`` itself for
+    its own seed when it is at that preset."""
+    from reproducer.presets import SEED_PRESETS
+
+    name = SEED_PRESETS[preset_name]
+    out = []
+    for k in range(seeds):
+        if preset_name == name and k == seed:
+            out.append(own)
+            continue
+        other = make(run.sibling(name, k, reset=BUDGET_PARAMETERS), name, k)
+        other.declare()
+        out.append(other)
+    return out
+
+
 class ChapterModels:
     """A chapter's models by name, as units (the base of each chapter's model class, e.g.
     :class:`reproducer.report.efficiency.QuickThoughtModels`): ``run`` and the preset ``settings`` of the chapter's
@@ -95,13 +119,17 @@ class ChapterModels:
     (:data:`~reproducer.presets.SEED_PRESETS`) for the claims' training noise."""
 
     family: str = ""
+    #: Tasks every model is also scored on, beyond the chapter's (later chapters read them from ``results/``).
+    EXTRA_TASKS: tuple[str, ...] = ("STS14",)
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
-                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] = ("STS14",)):
+                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None):
         from reproducer.data.corpus import CorpusConfig
 
         self.run, self.settings, self.seed, self.progress = run, settings, seed, progress
-        self.tasks, self.extra_tasks = list(tasks), tuple(extra_tasks)
+        self.tasks = list(tasks)
+        self.extra_tasks = tuple(t for t in (self.EXTRA_TASKS if extra_tasks is None else extra_tasks)
+                                 if t not in self.tasks)
         self.pool_size, self.n_queries = pool_size, n_queries
         self.corpus_config = CorpusConfig(max_books=getattr(settings, "max_books", None))
         self.products = ModelProducts(run, self.trained, tasks=[*self.tasks, *self.extra_tasks],
@@ -135,23 +163,15 @@ class ChapterModels:
         """The same chapter's models in ``run`` at ``settings`` and ``seed`` (a subclass with more constructor
         arguments overrides this)."""
         return type(self)(run, settings, tasks=self.tasks, seed=seed, progress=self.progress,
-                          pool_size=self.pool_size, n_queries=self.n_queries)
+                          pool_size=self.pool_size, n_queries=self.n_queries, extra_tasks=self.extra_tasks)
 
     def seeds(self, seeds: int) -> list["ChapterModels"]:
         """The models of the claims' training seeds ``0 .. seeds-1`` at the seed preset of this scale
         (:data:`~reproducer.presets.SEED_PRESETS`: ``quick`` for ``quick`` and ``default``, where only seed 0 trains
         long), each in its run's folder (:meth:`~reproducer.notebook.NotebookRun.sibling`), its settings declared;
         these models themselves for their own seed when they are at that preset."""
-        from reproducer.presets import SEED_PRESETS, preset
+        from reproducer.presets import preset
 
-        name = SEED_PRESETS[self.settings.name]
-        out = []
-        for seed in range(seeds):
-            if self.settings.name == name and seed == self.seed:
-                out.append(self)
-                continue
-            models = self.sibling(self.run.sibling(name, seed, reset=("max_seconds",)),
-                                  preset(self.family, name, eval_config=self.settings.eval_config), seed)
-            models.declare()
-            out.append(models)
-        return out
+        return seed_siblings(self, self.run, self.settings.name, self.seed, seeds,
+                             lambda run, name, seed: self.sibling(
+                                 run, preset(self.family, name, eval_config=self.settings.eval_config), seed))

@@ -1,0 +1,853 @@
+"""Issue 22 in chapters 01 and 03-05: each chapter's models as units (train, then cache everything the chapter needs of
+the model) and its claims judged against their noise — :mod:`reproducer.report.multiview` (chapter 04),
+:mod:`reproducer.report.paraphrase_training` and :mod:`reproducer.report.paraphrase_claims` (chapter 03),
+:mod:`reproducer.report.skip_thoughts` (chapter 01), the seed runs of :mod:`reproducer.report.autoencoder_training`
+and the claims, timing study and earlier chapters' results of :mod:`reproducer.report.autoencoders` (chapter 05).
+Training, evaluation and data are faked: every test runs in well under a second or two."""
+from __future__ import annotations
+
+import json
+import zlib
+from collections import namedtuple
+from types import SimpleNamespace
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from reproducer.evaluate.harness import Results  # noqa: E402
+from reproducer.notebook import NotebookRun  # noqa: E402
+from reproducer.report import multiview as mv  # noqa: E402
+from reproducer.report.claims import Evidence, check  # noqa: E402
+
+
+@pytest.fixture()
+def results_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    return tmp_path / "results"
+
+
+PARAMETERS = '''preset: str = "default"  # smoke | quick | default | paper
+seed: int = 0  # the seed
+retrain: bool = False  # recompute everything
+max_steps: int = 0  # a training budget (0: the preset's)
+seeds: int = 3  # training seeds of the claims
+'''
+
+
+@pytest.fixture()
+def nb(tmp_path, results_dir):
+    """Start notebook ``name`` (:data:`PARAMETERS`) with ``values`` over its defaults, as papermill does."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from reproducer.notebook import start
+
+    path = tmp_path / "nb.ipynb"
+    notebook = new_notebook(cells=[new_code_cell(PARAMETERS), new_code_cell('run = start("nb", globals())')])
+    notebook.cells[0].metadata["tags"] = ["parameters", "hide-input"]
+    nbformat.write(notebook, path)
+    defaults = {"preset": "default", "seed": 0, "retrain": False, "max_steps": 0, "seeds": 3}
+    return lambda name="nb", **values: start(name, {**defaults, **values}, path=path)
+
+
+# --- evidence with known scores ---------------------------------------------------------------------------------------
+
+UNITS = 40
+
+
+def _deviations(key: str, scale: float) -> np.ndarray:
+    """``UNITS`` deviations of mean exactly 0, fixed by ``key``."""
+    v = np.random.default_rng(zlib.crc32(key.encode())).normal(scale=scale, size=UNITS)
+    return v - v.mean()
+
+
+def sampled(scores: dict[str, dict[str, float]], own: dict[str, float] | None = None, seed: int = 0) -> Evidence:
+    """An :class:`Evidence` whose score of (model, task) is ``scores[model][task]`` exactly, as per-unit samples: the
+    models share their deviations on each task (so a difference between two of them has no noise), plus deviations
+    of their own of scale ``own[model]`` (noise in the differences)."""
+    samples = {(name, task): value + _deviations(task, 3.0) + _deviations(f"{name}|{task}", (own or {}).get(name, 0))
+               for name, by_task in scores.items() for task, value in by_task.items()}
+    return Evidence({}, samples=samples, seed=seed)
+
+
+def outcomes(frame: pd.DataFrame) -> list[str]:
+    return frame.outcome.tolist()
+
+
+class Stub:
+    """An encoder that only has a name (and a bag-of-letters encoding, for neighbour searches)."""
+
+    def __init__(self, name, *parts):
+        self.name, self.parts = name, parts
+
+    def encode(self, sentences, batch_size=256, show_progress_bar=False):
+        return np.array([[s.count(c) + 0.01 for c in "aeioust "] for s in sentences], dtype=np.float32)
+
+    def save(self, path):  # what run.model calls after training
+        pass
+
+
+def fake_evaluate(calls: list, score=lambda name, task: 0.5):
+    """A stand-in for the harness's ``evaluate``: records (encoder name, tasks, config); every main metric
+    ``score(name, task)``."""
+    from reproducer.evaluate.tasks import TASKS
+
+    def evaluate(encoder, tasks, config="paper", progress=True):
+        name = getattr(encoder, "name", str(encoder))
+        calls.append((name, list(tasks), config))
+        return Results(name, config, {t: {TASKS[t].main_metric: score(name, t)} for t in tasks})
+
+    return evaluate
+
+
+# === chapter 04: reproducer.report.multiview ==========================================================================
+
+GROUPS = {"U": ["STS12", "SICK-cos"], "S": ["SICK-R"], "B": ["MR", "CR"], "M": ["MRPC"]}
+
+
+def test_the_chapters_constants_agree_with_table3s_rows():
+    from reproducer.evaluate.views import ROWS
+
+    variants = {row: {v for v, _ in parts} for row, parts in ROWS.items()}
+    assert set().union(*variants.values()) == set(mv.ORDER)  # every variant a row needs is trained by a unit
+    assert mv.ORDER.index("SV-g") < mv.ORDER.index("SV-f")  # SV f's Figure 1 ensemble borrows SV g's snapshots
+    assert set(mv.CLAIM_ROWS) <= set(ROWS) and set(mv.NEIGHBOURS) - {"word2vec avg"} <= set(ROWS)
+    # the seeds train SEED_MODELS in ORDER's order, and unit() takes every variant before it in ORDER as trained
+    assert mv.SEED_MODELS == mv.ORDER[:len(mv.SEED_MODELS)]
+    assert set().union(*(variants[r] for r in mv.CLAIM_ROWS)) == set(mv.SEED_MODELS)
+    assert set(mv.CURVES) <= set(mv.SEED_MODELS)  # figure1_claim reads the seeds' Figure 1 records
+    assert set(mv.READING) <= set(mv.ORDER) and mv.READING == ("MV", "SV-f", "SV-g")  # reading_scores(mv, sv_f, sv_g)
+
+
+# --- the units -------------------------------------------------------------------------------------------------------
+
+class FakeRows:
+    """What ConsensusModels uses of RowEncoders: a row's evaluation record (its STS12 score: the row's place in
+    ROWS), and clear()."""
+
+    def __init__(self):
+        self.evaluated, self.cleared = [], 0
+
+    def evaluate(self, row, groups, config):
+        from reproducer.evaluate.views import ROWS
+
+        self.evaluated.append((row, config))
+        r = list(ROWS).index(row)
+        return {"unsupervised": Results(row, config, {"STS12": {"wmean.pearson": r / 100},
+                                                      "SICK-cos": {"pearson": 0.5}}).to_json(),
+                "supervised": Results(row, config, {"SICK-R": {"pearson": 0.7}, "MR": {"acc": 60.0 + r},
+                                                    "CR": {"acc": 70.0}, "MRPC": {"acc": 65.0, "f1": 80.0}}).to_json()}
+
+    def clear(self):
+        self.cleared += 1
+
+
+def consensus(run, settings=None, **options):
+    """ConsensusModels in ``run`` whose training (fit), rows and neighbour searches are faked; returns the models and
+    what they were asked: ``fit`` (name, variant, config) and ``neighbours`` (encoder names)."""
+    from reproducer.presets import preset
+
+    models = mv.ConsensusModels(run, settings or preset("consensus", "smoke"), groups=GROUPS, progress=False,
+                                **options)
+    asked = {"fit": [], "neighbours": []}
+    Fitted = namedtuple("Fitted", "encoder module log")
+
+    def fit(name, variant=None, config=None):  # trained once per kernel, as run.model does
+        def train(checkpoint):
+            asked["fit"].append((name, variant, config))
+            log = SimpleNamespace(to_dict=lambda: {"step": 2, "seconds": 1.5, "examples": 10, "losses": [],
+                                                   "evals": []})
+            return Fitted(Stub(f"views of {name}"), SimpleNamespace(temperature=SimpleNamespace(
+                tau=torch.tensor(0.25))), log)
+
+        return run.model(name, train)
+
+    models.fit = fit
+    models.rows = FakeRows()
+    models.products.neighbours = lambda name: asked["neighbours"].append(name)
+    return models, asked
+
+
+def test_consensus_units_score_each_row_once_its_variants_are_trained(results_dir):
+    from reproducer.evaluate.views import ROWS
+
+    run = NotebookRun("04_consensus", "smoke")
+    models, asked = consensus(run)
+    per_unit = {}
+    for name in mv.ORDER:
+        before = len(models.rows.evaluated)
+        models.unit(name)
+        per_unit[name] = [row for row, _ in models.rows.evaluated[before:]]
+    assert per_unit["MV"] == ["MV f", "MV g", "MV ensemble"]
+    assert per_unit["SV-g"] == ["SV-g g"]
+    assert per_unit["SV-f"] == ["SV-f f", "ens(SV-f f, SV-g g)"]  # the SV ensemble as soon as both are trained
+    assert per_unit["MV-ff"] == ["MV-ff f1", "MV-ff ensemble"]
+    assert per_unit["MV-gg"] == ["MV-gg g1", "MV-gg ensemble", "ens(MV-ff f1, MV-gg g1)"]
+    assert sorted(r for rows in per_unit.values() for r in rows) == sorted(ROWS)  # every row of Table 3, once
+    assert {config for _, config in models.rows.evaluated} == {models.settings.eval_config}
+    assert [n for n, _, _ in asked["fit"]] == list(mv.ORDER) and models.rows.cleared == len(mv.ORDER)
+    assert asked["neighbours"] == ["MV ensemble", "ens(SV-f f, SV-g g)"]  # the Table 3 rows of NEIGHBOURS
+    assert json.loads(run.path("SV-f_training.json").read_text())["tau"] == 0.25  # each record with its learned τ
+    assert run.path("eval_ens(SV-f_f,_SV-g_g).json").is_file() and run.path("eval_MV_ensemble.json").is_file()
+    # a new kernel: every record and row is read back, nothing trains or is scored again
+    again, asked_again = consensus(NotebookRun("04_consensus", "smoke"))
+    for name in mv.ORDER:
+        again.unit(name)
+    assert again.rows.evaluated == [] and asked_again["fit"] == []
+
+
+def test_consensus_seed_units_score_only_the_claim_rows(results_dir):
+    models, asked = consensus(NotebookRun("04_consensus", "smoke"))
+    for name in mv.SEED_MODELS:
+        models.unit(name, rows=mv.CLAIM_ROWS, neighbours=False)
+    assert sorted(row for row, _ in models.rows.evaluated) == sorted(mv.CLAIM_ROWS)
+    assert [n for n, _, _ in asked["fit"]] == list(mv.SEED_MODELS) and asked["neighbours"] == []
+    models.unit("MV+SV", rows=mv.CLAIM_ROWS)
+    assert len(models.rows.evaluated) == len(mv.CLAIM_ROWS)  # none of its rows is a claim row
+
+
+def test_the_reading_unit_trains_the_three_runs_of_the_other_reading(results_dir, monkeypatch):
+    import reproducer.evaluate.views as views
+
+    models, asked = consensus(NotebookRun("04_consensus", "smoke"))
+    scored = []
+    monkeypatch.setattr(views, "reading_scores", lambda *sets: scored.append(sets) or {"MV ensemble": 61.0})
+    models.unit("reading")
+    other = models.other
+    assert other.self_pairs is (not models.settings.self_pairs) and other.dim == models.settings.dim
+    assert asked["fit"] == [("MV (other reading)", "MV", other), ("SV-f (other reading)", "SV-f", other),
+                            ("SV-g (other reading)", "SV-g", other)]
+    assert [tuple(e.name for e in sets) for sets in scored] == [(
+        "views of MV (other reading)", "views of SV-f (other reading)",
+        "views of SV-g (other reading)")]  # reading_scores(mv, sv_f, sv_g)
+    assert json.loads(models.run.path("other_reading.json").read_text()) == {"MV ensemble": 61.0}
+    assert models.rows.evaluated == [] and asked["neighbours"] == []
+    models.unit("reading")
+    assert len(asked["fit"]) == 3  # cached
+
+
+@pytest.fixture()
+def fake_baselines(monkeypatch):
+    """The baseline encoders and the evaluation faked; returns the evaluate calls."""
+    import reproducer.encoders.baselines
+    import reproducer.encoders.bow
+    import reproducer.evaluate
+
+    calls = []
+    monkeypatch.setattr(reproducer.encoders.baselines, "load_baseline", lambda name: Stub(name))
+    monkeypatch.setattr(reproducer.encoders.bow, "word_average_encoder",
+                        lambda vectors, name=None: Stub(f"average of {vectors}"))
+    monkeypatch.setattr(reproducer.encoders.bow, "sif_encoder",
+                        lambda vectors, counts: Stub(f"SIF of {vectors} with {counts}"))
+    monkeypatch.setattr(reproducer.evaluate, "evaluate",
+                        fake_evaluate(calls, lambda name, task: len(name) / 100))  # correlations by name length
+    return calls
+
+
+def test_the_baselines_unit_scores_table4s_baselines_on_u(results_dir, fake_baselines):
+    models, asked = consensus(NotebookRun("04_consensus", "smoke"))
+    models.data = SimpleNamespace(vectors="our word2vec", counts="our counts")
+    models.unit("baselines")
+    assert fake_baselines == [("average of our word2vec", GROUPS["U"], "prototype"),
+                              ("SIF of our word2vec with our counts", GROUPS["U"], "prototype"),
+                              ("glove-bow", GROUPS["U"], "prototype"), ("sif-glove", GROUPS["U"], "prototype")]
+    assert sorted(p.name for p in models.run.dir.glob("eval_baseline_*.json")) == [
+        "eval_baseline_GloVe-50d_SIF.json", "eval_baseline_GloVe-50d_avg.json", "eval_baseline_word2vec_SIF.json",
+        "eval_baseline_word2vec_avg.json"]
+    assert asked["neighbours"] == ["word2vec avg"] and asked["fit"] == [] and models.rows.evaluated == []
+    assert models.trained("word2vec avg").name == "average of our word2vec"  # the neighbour table's encoder
+    assert list(models.baselines()) == list(mv.BASELINE_NAMES) and len(fake_baselines) == 4  # cached
+    models.unit("baselines", neighbours=False)
+    assert asked["neighbours"] == ["word2vec avg"]
+
+
+def test_consensus_evidence_names_each_rows_unsupervised_and_supervised_results(results_dir, fake_baselines):
+    from reproducer.evaluate.views import ROWS
+
+    models, _ = consensus(NotebookRun("04_consensus", "smoke"))
+    models.data = SimpleNamespace(vectors="v", counts="c")
+    for name in mv.SEED_MODELS:
+        models.unit(name, rows=mv.CLAIM_ROWS, neighbours=False)
+    ev = models.evidence()
+    assert set(ev.results) == ({f"{r} U" for r in mv.CLAIM_ROWS} | {f"{r} S" for r in mv.CLAIM_ROWS}
+                               | {f"{n} U" for n in mv.BASELINE_NAMES})
+    r = list(ROWS).index("ens(MV-ff f1, MV-gg g1)")
+    assert ev.score("ens(MV-ff f1, MV-gg g1) U", "STS12") == pytest.approx(r)  # correlations × 100
+    assert ev.score("ens(MV-ff f1, MV-gg g1) S", "MR") == 60.0 + r and ev.score("MV f S", "SICK-R") == 70.0
+    assert ev.score("word2vec avg (ours) U", "STS12") == pytest.approx(len("average of v"))  # × 100
+    assert ev.seed == models.seed
+    assert set(models.evidence(baselines=False).results) == {f"{r} {k}" for r in mv.CLAIM_ROWS for k in "US"}
+    assert len(models.rows.evaluated) == len(mv.CLAIM_ROWS)  # the evidence reads the cached rows
+
+
+def test_consensus_seeds_train_at_the_seed_preset_with_the_same_groups(nb):
+    from reproducer.presets import preset
+
+    run = nb("04_consensus", max_steps=100)
+    main = mv.ConsensusModels(run, preset("consensus", "default", max_steps=100), groups=GROUPS, progress=False,
+                              pool_size=300, n_queries=4)
+    seeds = main.seeds(3)
+    assert [m.run.dir.name for m in seeds] == ["quick", "quick+seed=1", "quick+seed=2"]
+    quick = preset("consensus", "quick")
+    for seed, m in enumerate(seeds):
+        assert isinstance(m, mv.ConsensusModels) and m.groups == GROUPS and (m.seed, m.run.seed) == (seed, seed)
+        assert m.settings.name == "quick" and m.settings.max_steps == quick.max_steps  # the main run's budget reset
+        assert m.settings.eval_config == main.settings.eval_config and (m.pool_size, m.n_queries) == (300, 4)
+        assert m.snapshots.path == m.run.path("checkpoints/SV-g.snapshots.pt")  # its own Figure 1 snapshots
+        declared = json.loads(m.run.path("settings.json").read_text())
+        assert declared["seed"] == seed and declared["consensus"]["name"] == "quick" and declared["U"] == GROUPS["U"]
+    started = nb("04_consensus", preset="quick", seed=1)
+    mv.ConsensusModels(started, preset("consensus", "quick"), groups=GROUPS, seed=1, progress=False).declare()
+    assert started.key == seeds[1].run.key  # the notebook executed at that preset and seed reuses these results
+
+
+# --- the claims ------------------------------------------------------------------------------------------------------
+
+def table3_evidence(rows: dict[str, tuple], baselines=(50.0, 52.0, 48.0, 53.0), own=None) -> Evidence:
+    """Evidence of the claim rows from their Table 3 columns ``rows[row] = (U, S, B, MRPC acc)`` (every task of a
+    group at its column's value), and Table 4's baselines' U."""
+    scores = {}
+    for row, (u, s, b, mrpc) in rows.items():
+        scores[f"{row} U"] = {t: u for t in GROUPS["U"]}
+        scores[f"{row} S"] = {**{t: s for t in GROUPS["S"]}, **{t: b for t in GROUPS["B"]}, "MRPC": mrpc}
+    scores.update({f"{n} U": {t: v for t in GROUPS["U"]} for n, v in zip(mv.BASELINE_NAMES, baselines)})
+    return sampled(scores, own)
+
+
+TABLE3 = {  # (U, S, B, MRPC acc)
+    "MV f": (60, 70, 80, 70), "SV-f f": (55, 68, 78, 69.5),  # MV ahead in every column, by 0.5 at least
+    "MV g": (61, 70, 76, 70), "SV-g g": (58, 69, 79, 69),  # MV behind on B
+    "MV ensemble": (64, 72, 81, 71), "ens(SV-f f, SV-g g)": (59, 70, 80, 70),
+    "MV-ff f1": (56, 0, 0, 0), "MV-gg g1": (58, 0, 0, 0), "ens(MV-ff f1, MV-gg g1)": (57, 0, 0, 0),
+    "MV-ff ensemble": (62, 0, 0, 0), "MV-gg ensemble": (65, 0, 0, 0),
+}
+
+
+def test_multiview_claims_measure_each_claim_on_table3_and_table4():
+    claims = mv.multiview_claims(GROUPS)
+    assert len(claims) == 7
+    table = check(claims, table3_evidence(TABLE3))
+    assert outcomes(table) == ["reproduced", "not reproduced", "reproduced", "reproduced", "not reproduced",
+                               "not reproduced", "reproduced"]
+    assert table.value.tolist() == pytest.approx([
+        0.5,  # MV f − SV f: the smallest of the four gaps (MRPC)
+        -3.0,  # MV g − SV g: B
+        1.0,  # MV ensemble − SV ensemble: B and MRPC
+        64 - 61,  # the MV ensemble over its better view, U
+        59 - 58,  # independent ensembles: the larger excess over the better view (SV: 59 vs 58; MV-ff/gg: 57 vs 58)
+        64 - 65,  # f–g against the better of f1–f2 and g1–g2
+        64 - 53])  # the MV ensemble against the best of Table 4's baselines
+    independent = table.iloc[4]
+    assert independent.threshold == "≤ 0" and claims[4].at_most  # "does not help": at most its better view
+    assert table.numbers.iloc[0] == "U 60.0 vs 55.0; S 70.0 vs 68.0; B 80.0 vs 78.0; MRPC acc 70.0 vs 69.5"
+    assert table.numbers.iloc[3] == "ensemble 64.0, f 60.0, g 61.0"
+    assert table.numbers.iloc[6].startswith("MV ensemble 64.0; word2vec avg (ours) 50.0, ")
+    np.testing.assert_allclose(table.low, table.value, atol=1e-9)  # the models' items deviate alike: the
+    np.testing.assert_allclose(table.high, table.value, atol=1e-9)  # differences have no noise
+    # the independent ensembles help no more than their better view: the claim holds
+    fixed = {**TABLE3, "ens(SV-f f, SV-g g)": (57.5, 70, 80, 70)}
+    assert check(claims[4:5], table3_evidence(fixed)).outcome.item() == "reproduced"
+
+
+def test_multiview_claims_are_inconclusive_within_the_noise_and_widen_with_seeds():
+    claims = mv.multiview_claims(GROUPS)[:1]
+    noisy = table3_evidence(TABLE3, own={"MV f U": 30.0, "MV f S": 30.0})  # MV f's items deviate on their own
+    row = check(claims, noisy).iloc[0]
+    assert row.outcome == "inconclusive" and row.value == pytest.approx(0.5) and row.low < 0 < row.high
+    seeds = [table3_evidence({**TABLE3, "MV f": (60, 70, 80, 70 + d)}) for d in (-1.0, 0.0, 1.0)]
+    spread = check(claims, table3_evidence(TABLE3), seeds).iloc[0]
+    assert spread.noise == "test items (bootstrap) + 3 training seeds" and spread.outcome == "inconclusive"
+    assert spread.value == pytest.approx(0.5)  # the main run's; the seeds (gaps -0.5, 0.5, 1.0) widen it
+
+
+def figure1(gaps: dict[str, list[float]]) -> pd.DataFrame:
+    """A Figure 1 frame: SV curves at 50, MV curves ``gaps`` above them at each step."""
+    rows = []
+    for view, values in gaps.items():
+        for step, gap in enumerate(values, 1):
+            rows += [{"step": step, "seconds": step, "curve": f"SV {view}", "U": 50.0},
+                     {"step": step, "seconds": step, "curve": f"MV {view}", "U": 50.0 + gap}]
+    return pd.DataFrame(rows)
+
+
+def test_figure1_claim_takes_the_smallest_gap_and_the_seeds_spread():
+    fig1 = figure1({"f": [1.0, 1.0], "g": [1.0, 3.0], "ensemble": [4.0, -1.0]})  # the ensemble behind at the end
+    alone = mv.figure1_claim(fig1, [])
+    assert alone["outcome"] == "not reproduced" and alone["value"] == -1.0 and alone["noise"] == "one run"
+    assert alone["numbers"] == ("MV f − SV f: last +1.0; MV g − SV g: last +3.0; "
+                                "MV ensemble − SV ensemble: last -1.0")
+    assert alone["threshold"] == "≥ 0" and alone["ours"] == "-1.0 [-1.0, -1.0]"
+    ahead = figure1({"f": [2.0, 1.5], "g": [1.0, 3.0], "ensemble": [4.0, 2.0]})
+    assert mv.figure1_claim(ahead, [])["outcome"] == "reproduced" and mv.figure1_claim(ahead, [])["value"] == 1.0
+    steady = [figure1({"f": [g, 2.0], "g": [2.0, 2.0], "ensemble": [2.0, 2.0]}) for g in (0.9, 1.0, 1.1)]
+    judged = mv.figure1_claim(ahead, steady)
+    assert judged["outcome"] == "reproduced" and judged["noise"] == "3 training seeds" and judged["value"] == 1.0
+    spread = [figure1({"f": [g, 2.0], "g": [2.0, 2.0], "ensemble": [2.0, 2.0]}) for g in (-3.0, 1.0, 5.0)]
+    wide = mv.figure1_claim(ahead, spread)
+    assert wide["outcome"] == "inconclusive" and wide["low"] < 0 < wide["high"]
+    assert mv.figure1_claim(ahead, spread[:1])["noise"] == "one run"  # one seed has no spread
+    # from the training records, as the notebook builds it (figure1_frame)
+    ev = lambda step, **u: {"step": step, "seconds": float(step), **{f"{k}.U": v for k, v in u.items()}}
+    training = {"MV": {"evals": [ev(1, f=50, g=52, ensemble=54), ev(2, f=55, g=56, ensemble=58)]},
+                "SV-g": {"evals": [ev(1, g=51), ev(2, g=53)]},
+                "SV-f": {"evals": [ev(1, f=49, ensemble=50), ev(2, f=54, ensemble=59)]}}
+    assert mv.figure1_claim(mv.figure1_frame(training), [])["value"] == 58 - 59
+
+
+# === chapter 05: the seed runs of reproducer.report.autoencoder_training, the timing study ============================
+
+def test_autoencoder_seeds_keep_the_pooling_and_the_held_out_batches(nb, monkeypatch):
+    from reproducer.presets import preset
+    from reproducer.report import autoencoder_training as at
+
+    main = at.AutoencoderModels(nb("05_mean_max_aae", max_steps=50), preset("autoencoder", "default", max_steps=50),
+                                tasks=["MR", "STS14"], progress=False, normalize_halves=False, held_out_batches=3,
+                                pool_size=200, n_queries=2)
+    seeds = main.seeds(2)
+    assert [m.run.dir.name for m in seeds] == ["quick", "quick+seed=1"]
+    for seed, m in enumerate(seeds):
+        assert isinstance(m, at.AutoencoderModels) and (m.seed, m.tasks, m.pool_size, m.n_queries) == (
+            seed, ["MR", "STS14"], 200, 2)
+        assert m.normalize_halves is False and m.held_out_batches == 3  # the main run's evaluation, not the defaults
+        assert m.settings.name == "quick" and m.settings.max_steps == preset("autoencoder", "quick").max_steps
+        declared = json.loads(m.run.path("settings.json").read_text())
+        assert declared["normalize_halves"] is False and declared["seed"] == seed
+    loaded = []
+    monkeypatch.setattr(at.AutoencoderData, "load", classmethod(
+        lambda cls, p, seed=0, held_out_batches=16: loaded.append((p.name, seed, held_out_batches)) or "data"))
+    assert seeds[1].data == "data" and loaded == [("quick", 1, 3)]  # its data: its seed, the same held-out batches
+    started = nb("05_mean_max_aae", preset="quick", seed=1)
+    at.AutoencoderModels(started, preset("autoencoder", "quick"), tasks=["MR", "STS14"], seed=1,
+                         normalize_halves=False, held_out_batches=3).declare()
+    assert started.key == seeds[1].run.key
+
+
+def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
+    import reproducer.bench
+    from reproducer.presets import preset
+    from reproducer.report import autoencoders as aae
+
+    calls = []
+
+    def bench_train(objectives, **options):
+        calls.append((list(objectives), options))
+        return {"runs": [{"objective": o, "seed": options["seed"]} for o in objectives], "ratios": {}}
+
+    monkeypatch.setattr(reproducer.bench, "bench_train", bench_train)
+    settings = preset("autoencoder", "quick")
+    out = aae.timing(settings, 30.0, 40, seed=5, repeats=3)
+    assert calls[0] == (["aae", "rae", "skip_thought"], {
+        "hidden": settings.d_model, "word_dim": settings.word2vec_dim, "vocab_size": settings.vocab_size,
+        "seconds": 30.0, "max_books": 40, "seed": 5, "batch_size": settings.batch_size})
+    assert [o["seed"] for _, o in calls] == [5, 6, 7]  # each repeat its own seed
+    assert len(out["repeats"]) == 3 and out["runs"] == out["repeats"][0]
+    assert [r[0]["seed"] for r in out["repeats"]] == [5, 6, 7] and set(out) == {"runs", "repeats"}
+    assert list(aae.our_minutes({"runs": [{"objective": "aae", "minutes_per_1000_batches": 4.0}]})) == ["mean-max AAE"]
+    calls.clear()
+    assert len(aae.timing(settings, 30.0, 40)["repeats"]) == 1 and calls[0][1]["seed"] == 0
+
+
+# === chapter 03: reproducer.report.paraphrase_training, paraphrase_claims ===========================================
+
+from reproducer.report import paraphrase_claims as pc  # noqa: E402
+from reproducer.report import paraphrase_training as pt  # noqa: E402
+from reproducer.report.paraphrase_training import VARIANTS  # noqa: E402
+
+DATASETS = [("STS12", "MSRpar"), ("STS12", "MSRvid"), ("STS13", "FNWN"), ("SICK-R", "test (cosine)")]
+
+
+def suite(offset: float, dev: float = 0.0, test: float = 0.0, pattern=(0.0, 0.0, 0.0, 0.0)) -> list[dict]:
+    """A similarity suite: :data:`DATASETS` at 10, 20, 30, 40 plus ``offset`` (and ``pattern``), a year's average and
+    the PPDB halves."""
+    rows = [{"task": t, "dataset": d, "metric": "pearson", "score": 10.0 * (i + 1) + offset + p}
+            for i, ((t, d), p) in enumerate(zip(DATASETS, pattern))]
+    rows.append({"task": "STS12", "dataset": "average", "metric": "pearson", "score": 15.0 + offset})
+    return rows + [{"task": "PPDB", "dataset": h, "metric": "spearman", "score": v} for h, v in (("dev", dev),
+                                                                                               ("test", test))]
+
+
+class UnitTraining(pt.ParaphraseTraining):
+    """The chapter's training without training: each grid configuration's dev score is its learning rate × 100 (MIX
+    +5: PP chooses MIX), its Table 3 test score half of that; chosen models are stub encoders registered with
+    ``run.model``; the word-level analyses, Figure 1 and Table 5 are recorded, not computed."""
+
+    def record(self, name, label, overrides):
+        self.calls.append(("grid", name, label))
+        dev = 100 * overrides.get("lr", 0.0) + (5 if overrides["negatives"] == "MIX" else 0) + overrides["lambda_w"]
+        return {"model": name, "config": label, "overrides": overrides, "steps": 2, "seconds": 1.0,
+                "pairs_per_second": 3.0, "losses": [{"step": 2, "seconds": 1.0, "loss": 0.5}],
+                "suite": suite(VARIANT_MEANS[name] - 25, dev=dev, test=dev / 2)}
+
+    def chosen(self, name):
+        def fit(checkpoint):
+            self.calls.append(("chosen", name))
+            return SimpleNamespace(encoder=Stub(name))
+
+        return self.run.model(name, fit)
+
+    def word_neighbours(self, queries, k=6):
+        self.calls.append(("table8", tuple(queries)))
+        return pd.DataFrame({"word": queries})
+
+    def word_weight_extremes(self, n=12, among=5000):
+        self.calls.append(("weights",))
+        return pd.DataFrame({"smallest": ["the"], "largest": ["lookin"]})
+
+    def reweighted_suite(self):
+        self.calls.append(("reweighted",))
+        return suite(55.0 - 25)  # 55 on average: half way from the initial vectors (50) to PP (60)
+
+    def supervised(self, name, task, epochs):
+        self.calls.append(("supervised", name, task, epochs))
+        test = {"PP": 80.0, "LSTM (no o.g.)": 82.0}.get(name, 70.0) + list(pt.TASKS).index(task)
+        return {"model": name, "task": task, "optimiser": "Adam 0.001", "test": test, "dev": test}
+
+    def figure1(self, datasets, epochs):
+        self.calls.append(("figure1", tuple(datasets), epochs))
+        n = len(self.pairs)
+        return pd.DataFrame({"order": ["random", "random", "ordered", "ordered"], "pairs": [n // 2, n, n // 2, n],
+                             "steps": 1, "mean r": [40.0, 50.0, 35.0, 50.0]})
+
+
+#: Table 2's mean over DATASETS of each model (the suites: 10, 20, 30, 40 + mean − 25).
+VARIANT_MEANS = {"PP": 60.0, "proj": 59.0, "DAN": 57.0, "RNN": 40.0, "iRNN": 58.0, "LSTM (no o.g.)": 55.0,
+                 "LSTM (o.g.)": 50.0}
+BASELINE_MEANS = {"GloVe": 45.0, "initial vectors": 50.0}
+
+
+@pytest.fixture()
+def products(monkeypatch):
+    """The length bins, the STS pool, the baselines' encoders and their similarity suites faked; returns the calls."""
+    import reproducer.encoders.baselines
+    import reproducer.evaluate.similarity
+    import reproducer.report.similarity_tables as st
+    from reproducer.evaluate.length_bins import bin_labels
+
+    calls = []
+
+    def length_bin_frame(encoders):
+        calls.append(("bins", list(encoders)))
+        level = {"PP": 0.6, "LSTM (no o.g.)": 0.5, "LSTM (o.g.)": 0.45, "initial vectors": 0.3}
+        return pd.DataFrame([{"bin": b, "n": 3, "pearson": level[name], "spearman": 0.1, "model": name}
+                             for name in encoders for b in bin_labels()])
+
+    def sts_pool(n_queries, seed=0, limit=None):
+        calls.append(("pool", n_queries, limit))
+        return ["a cat sat", "the dog ran", "it is out", "so it is", "a eel"], ["a cat ran", "it is so"][:n_queries]
+
+    def similarity_suite(encoder, seed=0):
+        calls.append(("suite", encoder.name, seed))
+        return pd.DataFrame(suite(BASELINE_MEANS[encoder.name] - 25, test=20.0))
+
+    monkeypatch.setattr(st, "length_bin_frame", length_bin_frame)
+    monkeypatch.setattr(st, "sts_pool", sts_pool)
+    monkeypatch.setattr(reproducer.evaluate.similarity, "similarity_suite", similarity_suite)
+    monkeypatch.setattr(reproducer.encoders.baselines, "load_baseline", lambda name: Stub("GloVe"))
+    return calls
+
+
+def training(run, **options) -> UnitTraining:
+    from reproducer.data.vectors import WordVectors
+
+    vectors = WordVectors(["a", "cat", "dog", "it", "is"], np.eye(5, 3, dtype=np.float32) + 0.1, name="toy")
+    t = UnitTraining(run, pairs=list(range(20)), vectors=vectors, **options)
+    t.calls = []
+    return t
+
+
+def test_paraphrase_units_train_pp_first_and_cache_what_the_constants_name(results_dir, products):
+    t = training(NotebookRun("03_paraphrastic", "default"), n_queries=2)
+    t.unit("DAN")  # before PP: PP's unit first, its choice shared
+    assert t.pp_choice == "MIX, λw=1e-05" and list(t.best) == ["PP", "DAN"]
+    assert [c[1:] for c in t.calls if c[0] == "grid"] == [("PP", label) for label in pt.PP_GRID] + [
+        ("DAN", "lr=0.05"), ("DAN", "lr=0.005")]
+    assert all(r["overrides"]["negatives"] == "MIX" for r in t.runs["DAN"])
+    assert ("bins", ["PP"]) in products and ("table8", tuple(pt.TABLE8_QUERIES)) in t.calls
+    assert ("weights",) in t.calls and ("reweighted",) in t.calls  # PP's word-level analyses, PP at hand
+    assert t.run.path("table8_neighbours.json").is_file() and t.run.path("norm_analysis.json").is_file()
+    t.train_grid()
+    assert list(t.best) == ["PP", "DAN"] + [n for n in VARIANTS if n not in ("PP", "DAN")]
+    assert [c[1] for c in products if c[0] == "bins"] == [["PP"], ["LSTM (no o.g.)"], ["LSTM (o.g.)"]]
+    neighbours = sorted(p.name for p in t.run.dir.glob("neighbours_*.csv"))
+    assert neighbours == ["neighbours_LSTM__no_o.g._.csv", "neighbours_PP.csv"]  # EXPLORER's trained models
+    assert sorted(c[1] for c in t.calls if c[0] == "chosen") == ["LSTM (no o.g.)", "LSTM (o.g.)", "PP"]
+    assert sum(c[0] == "table8" for c in t.calls) == 1 and len(t.grid_table()) == 4 + 2 * 6
+    t.unit("baselines")
+    assert [c[1] for c in products if c[0] == "suite"] == ["GloVe", "initial vectors"]
+    assert products[-1] == ("bins", ["initial vectors"]) and t.run.path("neighbours_initial_vectors.csv").is_file()
+    assert t.run.path("length_bins_initial_vectors.csv").is_file() and len(t.runs) == len(VARIANTS)
+    frame = pd.read_csv(t.run.path("neighbours_PP.csv"))
+    assert set(frame.encoder) == {"PP"} and len(frame) == 2 * 5 and set(frame["query"]) == {"a cat ran", "it is so"}
+    # a new kernel: every grid record, table and suite is read back; nothing trains
+    again = training(NotebookRun("03_paraphrastic", "default"), n_queries=2)
+    products.clear()
+    again.train_grid()
+    again.unit("baselines")
+    assert again.calls == [] and products == [] and again.pp_choice == t.pp_choice
+
+
+def test_paraphrase_units_without_the_explorer_still_cache_the_length_bins(results_dir, products):
+    t = training(NotebookRun("03_paraphrastic", "smoke"))
+    t.train_grid(explorer=False)
+    t.unit("baselines", explorer=False)
+    assert not list(t.run.dir.glob("neighbours_*.csv")) and not [c for c in products if c[0] == "pool"]
+    assert [c[1] for c in products if c[0] == "bins"] == [["PP"], ["LSTM (no o.g.)"], ["LSTM (o.g.)"],
+                                                           ["initial vectors"]]
+    # at smoke only the first configuration of each grid
+    assert [c[1:] for c in t.calls if c[0] == "grid"] == [(n, next(iter(pt.grid(n, t.pp_choice)))) for n in VARIANTS]
+    assert t.pp_choice == "MAX, λw=1e-05"
+
+
+def test_baseline_suites_read_chapter_01s_skip_thought_from_the_same_folder(results_dir, products, capsys):
+    run = NotebookRun("03_paraphrastic", "quick").sibling(seed=1)
+    t = training(run)
+    suites = t.baseline_suites()
+    assert list(suites) == ["GloVe", "initial vectors"]  # chapter 01 not run: skip-thought left out, with a note
+    assert "01_skip_thoughts/quick+seed=1/similarity_combine-skip.json is missing" in capsys.readouterr().out
+    chapter01 = results_dir / "01_skip_thoughts" / "quick+seed=1"
+    chapter01.mkdir(parents=True)
+    (chapter01 / "similarity_combine-skip.json").write_text(json.dumps(suite(-5.0)))
+    (results_dir / "01_skip_thoughts" / "quick").mkdir()
+    (results_dir / "01_skip_thoughts" / "quick" / "similarity_combine-skip.json").write_text(json.dumps(suite(99.0)))
+    suites = t.baseline_suites()
+    assert list(suites) == ["skip-thought", "GloVe", "initial vectors"]
+    assert suites["skip-thought"] == suite(-5.0)  # the seed's own, not the quick run's
+    assert [c[1] for c in products if c[0] == "suite"] == ["GloVe", "initial vectors"]  # the others cached
+
+
+def test_paraphrase_seeds_run_at_the_seed_preset_with_the_budget_reset(nb):
+    from reproducer.presets import preset
+
+    run = nb("03_paraphrastic", max_steps=500)
+    main = training(run, max_steps=500, figure_epochs=2, supervised_epochs=4, n_queries=3)
+    assert main.settings().max_steps == 500
+    seeds = main.seeds(3)
+    assert [t.run.dir.name for t in seeds] == ["quick", "quick+seed=1", "quick+seed=2"]
+    for seed, t in enumerate(seeds):
+        assert isinstance(t, pt.ParaphraseTraining) and t.seed == seed and t.max_steps is None
+        assert t.settings().name == "quick" and t.settings().max_steps == preset("paraphrastic", "quick").max_steps
+        assert (t.figure_epochs, t.supervised_epochs, t.n_queries) == (2, 4, 3)
+        assert t.pairs is main.pairs and t.vectors is main.vectors and t.runs == {} and t.best == {}
+        declared = json.loads(t.run.path("settings.json").read_text())
+        assert declared["seed"] == seed and declared["paraphrastic"]["name"] == "quick"
+    started = nb("03_paraphrastic", preset="quick", seed=1)
+    training(started, figure_epochs=2, supervised_epochs=4, n_queries=3).declare()
+    assert started.key == seeds[1].run.key  # the notebook executed there reuses these results, and back
+    own = training(nb("03_paraphrastic", preset="quick"))
+    assert own.seeds(2)[0] is own and own.seeds(1) == [own]
+
+
+def test_numbers_gather_the_point_claims_inputs_from_the_cached_units(results_dir, products):
+    t = training(NotebookRun("03_paraphrastic", "default"), supervised_epochs=2)
+    t.train_grid(explorer=False)
+    t.unit("baselines", explorer=False)
+    numbers = t.numbers(DATASETS)
+    assert set(numbers) == {"in_domain", "initial_in_domain", "table7", "figure1", "table5", "share", "n_pairs"}
+    assert numbers["in_domain"].to_dict() == {n: r["suite"][-1]["score"] for n, r in t.best.items()}
+    assert numbers["initial_in_domain"] == 20.0 and numbers["n_pairs"] == 20
+    assert numbers["table7"].loc["PP"].tolist() == pytest.approx([60.0] * numbers["table7"].shape[1])
+    assert numbers["table5"].index.tolist() == list(pt.SUPERVISED) and numbers["table5"].loc["PP", "SICK-R"] == 80.0
+    assert {c[3] for c in t.calls if c[0] == "supervised"} == {2}  # supervised_epochs
+    assert ("figure1", tuple(DATASETS), 3) in t.calls and t.run.path("figure1.csv").is_file()
+    assert numbers["share"] == pytest.approx(0.5)  # (55 − 50) / (60 − 50): reweighted, initial vectors, PP
+    q = pc.quantities(numbers)
+    assert q["length bins"] == pytest.approx(10.0) and q["more pairs"] == 10.0 and q["random order"] == 5.0
+    assert q["supervised SST-2"] == pytest.approx(2.0) and q["supervised SICK-R"] == pytest.approx(-2.0)
+    assert q["reweighting"] == pytest.approx(0.5) and q["in-domain over initial"] == pytest.approx(
+        min(r["suite"][-1]["score"] for r in t.best.values()) - 20.0)
+    calls = len(t.calls)
+    t.numbers(DATASETS)
+    assert len(t.calls) == calls  # Figure 1, Table 5 and section 6 read back
+
+
+def test_suite_samples_are_each_models_scores_on_the_datasets_in_one_order():
+    samples = pc.suite_samples({"A": suite(0.0), "B": suite(5.0)[1:]}, DATASETS[::-1])
+    assert list(samples) == [("A", "T2"), ("B", "T2")]
+    np.testing.assert_array_equal(samples["A", "T2"], [40.0, 30.0, 20.0, 10.0])
+    assert np.isnan(samples["B", "T2"][-1]) and samples["B", "T2"][:3].tolist() == [45.0, 35.0, 25.0]
+    ev = Evidence({}, samples=samples)
+    assert ev.score("A", "T2") == 25.0
+    gap = ev.score("A", "T2", True) - ev.score("A", "T2", True)
+    assert ev.score("A", "T2", True).shape == (1000,) and not gap.any()
+
+
+def table2_evidence(means: dict[str, float], patterns: dict[str, tuple] | None = None) -> Evidence:
+    suites = {n: suite(m - 25, pattern=(patterns or {}).get(n, (0.0,) * 4)) for n, m in means.items()}
+    return Evidence({}, samples=pc.suite_samples(suites, DATASETS))
+
+
+def test_paraphrase_claims_on_table2s_mean():
+    claims = pc.paraphrase_claims()
+    means = {**VARIANT_MEANS, "initial vectors": 50.0}
+    table = check(claims, table2_evidence(means))
+    assert outcomes(table) == ["reproduced", "reproduced", "reproduced"]
+    assert table.value.tolist() == pytest.approx([58 - 55, 55 - 50, 60 - 50])  # worst averaging − best recurrent
+    assert table.numbers.iloc[0] == "PP 60.0, proj 59.0, iRNN 58.0, RNN 40.0, LSTM (no o.g.) 55.0, LSTM (o.g.) 50.0"
+    worse = check(claims, table2_evidence({**means, "RNN": 58.5, "initial vectors": 61.0}))
+    assert outcomes(worse) == ["not reproduced", "reproduced", "not reproduced"]
+    assert worse.value.iloc[0] == pytest.approx(-0.5)
+    # the LSTMs 5 points apart on average but in opposite directions dataset by dataset: inconclusive
+    noisy = check(claims[1:2], table2_evidence(means, {"LSTM (o.g.)": (20.0, -20.0, 20.0, -20.0)})).iloc[0]
+    assert noisy.outcome == "inconclusive" and noisy.value == pytest.approx(5.0) and noisy.low < 0 < noisy.high
+
+
+def point_numbers(lstm_sst: float = 85.0, share: float = 0.6, initial: float = 35.0, spread: float = 0.0) -> dict:
+    in_domain = pd.Series({n: 40.0 + spread * i for i, n in enumerate(VARIANTS)})
+    table7 = pd.DataFrame({"≤4": [60, 50, 50], "5": [61, 55, 52]}, index=["PP", "LSTM (no o.g.)", "LSTM (o.g.)"])
+    fig1 = pd.DataFrame({"order": ["random", "random", "ordered", "ordered"], "pairs": [10, 20, 10, 20],
+                         "mean r": [40, 50, 35, 50]})
+    table5 = pd.DataFrame({"SICK-R": [80, 70], "SICK-E": [80, 80], "SST2": [80, lstm_sst]}, index=["PP", "LSTM (o.g.)"])
+    return {"in_domain": in_domain, "initial_in_domain": initial, "table7": table7, "figure1": fig1,
+            "table5": table5, "share": share, "n_pairs": 20}
+
+
+def test_quantities_measure_each_point_claim():
+    q = pc.quantities(point_numbers(lstm_sst=75.0, initial=45.0, spread=1.0))
+    assert list(q) == list(pc.POINT_CLAIMS)
+    assert q == pytest.approx({"in-domain spread": 6.0, "in-domain over initial": -5.0,
+                               "length bins": 6.0,  # PP − the better LSTM, in its worst bin (5: 61 − 55)
+                               "more pairs": 10.0, "random order": 5.0,  # the full set (20 pairs) is not compared
+                               "supervised SST-2": -5.0, "supervised SICK-R": 10.0, "reweighting": 0.6})
+
+
+def test_point_claims_judge_the_main_run_on_the_seeds_spread():
+    table = pc.point_claims(point_numbers(), [])
+    assert len(table) == len(pc.POINT_CLAIMS) and (table.noise == "one run").all() and (table.numbers == "").all()
+    assert outcomes(table) == ["reproduced"] * 8
+    assert table.threshold.tolist()[:2] == ["≤ 5", "≥ 0"] and table.ours.iloc[-1] == "60% [60%, 60%]"
+    worse = pc.point_claims(point_numbers(lstm_sst=75.0, share=0.45, initial=45.0, spread=2.0), [])
+    assert outcomes(worse) == ["not reproduced"] * 2 + ["reproduced"] * 3 + ["not reproduced", "reproduced",
+                                                                             "not reproduced"]
+    seeds = [point_numbers(lstm_sst=s) for s in (75.0, 85.0, 95.0)]  # SST-2 gaps -5, 5, 15 over the seeds
+    judged = pc.point_claims(point_numbers(), seeds, paper={"supervised SST-2": "LSTM 89.2 vs 82.5"})
+    sst = judged.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]]
+    assert sst.outcome == "inconclusive" and sst.noise == "3 training seeds" and sst.paper == "LSTM 89.2 vs 82.5"
+    assert sst.numbers == "seeds: -5.0, +5.0, +15.0" and sst.value == pytest.approx(5.0)
+    assert judged.numbers.iloc[-1] == "seeds: 60%, 60%, 60%" and judged.outcome.iloc[-1] == "reproduced"
+    only_pp = point_numbers()
+    only_pp["table5"] = only_pp["table5"].loc[["PP"]]  # no other model trained on the tasks: nothing to compare
+    assert pc.point_claims(only_pp, []).outcome.iloc[5:7].tolist() == ["not checked", "not checked"]
+
+
+# === chapter 01: reproducer.report.skip_thoughts ====================================================================
+
+from reproducer.report import skip_thoughts as sk  # noqa: E402
+
+
+def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
+    """SkipThoughtModels in ``run`` with training, vocabulary expansion, evaluation, the similarity suite and the
+    neighbour searches faked; returns the models and what they were asked."""
+    import reproducer.encoders.baselines
+    import reproducer.encoders.expansion
+    import reproducer.evaluate
+    import reproducer.evaluate.similarity
+    from reproducer.presets import preset
+
+    models = sk.SkipThoughtModels(run, preset("skip-thought", "smoke"), tasks=list(tasks), progress=False, **options)
+    asked = {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": []}
+
+    def fit(name):
+        def train(checkpoint):
+            asked["fit"].append(name)
+            log = SimpleNamespace(to_dict=lambda: {"step": 3, "seconds": 2.0, "examples": 30, "losses": [],
+                                                   "evals": []})
+            return SimpleNamespace(encoder=Stub(f"raw {name}"), log=log)
+
+        return run.model(name, train)
+
+    models.fit = fit
+    models.data = SimpleNamespace(vocab=SimpleNamespace(coverage=lambda sentences: 0.75))
+    models.held_out_sentences, models.word2vec = ["a held-out sentence"], "our word2vec"
+    models.products.neighbours = lambda name: asked["neighbours"].append(name)
+    monkeypatch.setattr(reproducer.encoders.expansion, "combined",
+                        lambda parts, name, vectors: Stub(name, *[p.name for p in parts], vectors))
+    monkeypatch.setattr(reproducer.encoders.expansion, "expansion_report", lambda encoder, vectors, seed=0: asked[
+        "expansion"].append((encoder.name, vectors)) or {"r2": 1})
+    monkeypatch.setattr(reproducer.encoders.baselines, "load_baseline", lambda name: Stub(name))
+    monkeypatch.setattr(reproducer.evaluate, "evaluate", fake_evaluate(asked["evaluate"]))
+
+    def similarity_suite(encoder, seed=0):
+        asked["suite"].append((encoder.name, getattr(encoder, "parts", ()), seed))
+        return pd.DataFrame(suite(0.0))
+
+    monkeypatch.setattr(reproducer.evaluate.similarity, "similarity_suite", similarity_suite)
+    return models, asked
+
+
+def test_skip_thought_models_score_every_model_on_chapter_05s_tasks_too(results_dir):
+    from reproducer.presets import preset
+
+    settings, run = preset("skip-thought", "smoke"), NotebookRun("01_skip_thoughts", "smoke")
+    assert sk.SkipThoughtModels.EXTRA_TASKS == ("STS14", "SST2", "SICK-E")
+    models = sk.SkipThoughtModels(run, settings, tasks=["MR", "SST2"])
+    assert models.extra_tasks == ("STS14", "SICK-E") and models.products.tasks == ["MR", "SST2", "STS14", "SICK-E"]
+    smoke = sk.SkipThoughtModels(run, settings, tasks=["MR"], extra_tasks=("STS14",))  # as the notebook at smoke
+    assert smoke.products.tasks == ["MR", "STS14"]
+
+
+def test_skip_thought_units_cache_combine_skip_and_its_similarity_suite(results_dir, monkeypatch):
+    run = NotebookRun("01_skip_thoughts", "smoke")
+    models, asked = skip_models(run, monkeypatch)
+    models.unit("uni-skip")
+    assert asked["fit"] == ["uni-skip"] and asked["expansion"] == [("raw uni-skip", "our word2vec")]
+    assert asked["evaluate"] == [("uni-skip", ["MR", "SST2", "STS14", "SICK-E"], models.settings.eval_config)]
+    assert asked["neighbours"] == ["uni-skip"] and asked["suite"] == []
+    assert json.loads(run.path("uni-skip_training.json").read_text())["vocab_coverage"] == 0.75
+    models.unit("bi-skip")
+    assert asked["fit"] == ["uni-skip", "bi-skip"]
+    assert [e[0] for e in asked["evaluate"][1:]] == ["bi-skip", "combine-skip", "combine-skip (no expansion)"]
+    assert asked["suite"] == [("combine-skip", ("raw uni-skip", "raw bi-skip", "our word2vec"), models.seed)]
+    assert json.loads(run.path("similarity_combine-skip.json").read_text()) == suite(0.0)  # read by chapter 03
+    assert run.path("eval_combine-skip_no_expansion.json").is_file()
+    assert asked["neighbours"] == ["uni-skip", "bi-skip", "combine-skip"]
+    models.unit("glove-bow")
+    assert asked["fit"] == ["uni-skip", "bi-skip"] and asked["evaluate"][-1][0] == "glove-bow"
+    assert asked["neighbours"][-1] == "glove-bow" and not run.path("glove-bow_training.json").exists()
+    again, asked_again = skip_models(NotebookRun("01_skip_thoughts", "smoke"), monkeypatch)
+    for name in ("uni-skip", "bi-skip", "glove-bow"):
+        again.unit(name, neighbours=False)
+    assert asked_again == {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": []}  # all cached
+
+
+def test_chapter_03_reads_the_similarity_suite_a_chapter_01_seed_unit_stored(results_dir, monkeypatch, products):
+    seed_run = NotebookRun("01_skip_thoughts", "quick").sibling(seed=2)
+    models, asked = skip_models(seed_run, monkeypatch)
+    for name in sk.SEED_MODELS:
+        models.unit(name, neighbours=False)  # as the notebook's seed loop
+    assert asked["neighbours"] == [] and len(asked["suite"]) == 1
+    paraphrastic = training(NotebookRun("03_paraphrastic", "quick").sibling(seed=2))
+    assert paraphrastic.baseline_suites()["skip-thought"] == suite(0.0)
+
+
+def test_skip_thought_claims_on_constructed_evidence():
+    from reproducer.report.published import published
+
+    classification, tasks = ["MR", "CR"], ["MR", "CR", "SICK-R"]
+    scores = {"uni-skip": {"MR": 70, "CR": 72}, "bi-skip": {"MR": 68, "CR": 70},
+              "combine-skip": {"MR": 72, "CR": 73, "SICK-R": 80.0},
+              "combine-skip (no expansion)": {"MR": 72, "CR": 72, "SICK-R": 80.0}, "glove-bow": {"SICK-R": 82.0}}
+    claims = sk.skip_thought_claims(classification, tasks, published("kiros2015"))
+    assert len(claims) == 4
+    table = check(claims, sampled(scores))
+    assert outcomes(table) == ["reproduced", "reproduced", "not reproduced", "reproduced"]
+    assert table.value.tolist() == pytest.approx([72.5 - 71, 71 - 69, 80 - 82, 1 / 3])
+    assert table.paper.iloc[2] == "0.858 vs bow 0.782"  # Kiros et al.'s Table 3: combine-skip and their bow row
+    assert table.numbers.iloc[2] == "combine-skip 0.800, GloVe averaging 0.820"
+    assert table.numbers.iloc[0] == "uni-skip 71.0, bi-skip 69.0, combine-skip 72.5"
+    assert table.numbers.iloc[3] == "combine-skip 75.0, combine-skip (no expansion) 74.7"
+    noisy = check(claims, sampled(scores, own={"combine-skip (no expansion)": 15.0}))
+    assert noisy.outcome.iloc[3] == "inconclusive" and noisy.outcome.iloc[1] == "reproduced"
+
+
+def test_skip_thought_seeds_keep_the_extra_tasks_the_chapter_chose(results_dir):
+    from reproducer.presets import preset
+
+    main = sk.SkipThoughtModels(NotebookRun("01_skip_thoughts", "smoke"), preset("skip-thought", "smoke"),
+                                tasks=["MR", "MRPC", "SICK-R"], extra_tasks=("STS14",))  # notebook 01 at smoke
+    assert [m.products.tasks for m in main.seeds(2)] == [["MR", "MRPC", "SICK-R", "STS14"]] * 2
