@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -197,9 +198,11 @@ def test_the_book_notebooks_start_at_their_defaults_in_the_book_folder(results, 
     assert run.key == book_key(path.stem, "smoke", {})
     assert 'start("{}", globals())'.format(path.stem) in _setup_source(path)
     if path.stem not in ("00_data", "00b_baselines"):
-        # the settings are declared in the set-up cell, by the run or by the chapter's models (ChapterModels.declare)
+        # the settings are declared in the set-up cell, by the run or by the chapter's models or training
+        # (ChapterModels.declare, ParaphraseTraining.declare)
         setup = _setup_source(path)
-        assert ("run.settings(" in setup or "models.declare()" in setup) and 'run.record("settings"' not in setup
+        declared = "run.settings(" in setup or re.search(r"^(models|training)\.declare\(\)", setup, re.M)
+        assert declared and 'run.record("settings"' not in setup
 
 
 def _setup_source(path: Path) -> str:
