@@ -26,8 +26,9 @@ from reproducer.runtime import default_device, inference, keep_freed_memory, see
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
-EVAL_CONFIGS = ("prototype", "sklearn", "paper")  # the protocols of reproducer.evaluate
-CHOICES = {"optimizer": tuple(OPTIMIZERS), "precision": PRECISIONS, "eval_config": EVAL_CONFIGS}
+EVAL_CONFIGS = ("prototype", "sklearn", "fast", "paper")  # the protocols of reproducer.evaluate
+CHOICES = {"optimizer": tuple(OPTIMIZERS), "precision": PRECISIONS, "eval_config": EVAL_CONFIGS,
+           "rows_eval_config": ("", *EVAL_CONFIGS)}
 POSITIVE = {"lr", "clip", "max_seconds", "eval_every", "checkpoint_seconds", "temperature"}  # floats above 0
 ZERO_ALLOWED = {"seed", "bucket", "n_sampled"}  # integers that may be 0 (every other integer counts something: >= 1)
 BELOW_ONE = {"dropout", "label_smoothing"}  # probabilities
@@ -111,7 +112,7 @@ class Preset:
     max_steps: int | None = None
     eval_every: float | None = None  # training seconds between the curve's evaluations
     eval_steps: int | None = None  # or steps between them (runs of different speeds compared step by step)
-    eval_config: str = "prototype"  # evaluation protocol of the tables: prototype | sklearn | paper
+    eval_config: str = "prototype"  # evaluation protocol of the tables: prototype | sklearn | fast | paper
     precision: str = "auto"  # see TrainConfig: mixed precision on a GPU, fp32 on a CPU
     compile: bool = False
 
@@ -125,7 +126,7 @@ class Preset:
         """The fields that decide what a training run is (sizes, data, loss, optimiser): all but the name, the
         budget and the evaluation schedule. A checkpoint resumes only under the same identity."""
         schedule = {"name", "max_seconds", "max_steps", "eval_every", "eval_steps", "eval_config", "compile"}
-        return {k: v for k, v in self.to_dict().items() if k not in schedule}
+        return {k: v for k, v in self.to_dict().items() if k not in schedule and not k.endswith("eval_config")}
 
     def train_config(self, seed: int = 0) -> TrainConfig:
         """The :class:`TrainConfig` of these optimiser and budget fields."""

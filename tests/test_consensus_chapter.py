@@ -15,6 +15,7 @@ from reproducer.data.fixed_vectors import FixedVectorData
 from reproducer.data.vectors import WordVectors
 from reproducer.data.vocab import SPECIALS, Vocabulary
 from reproducer.encoders.multiview import ViewSet
+from reproducer.errors import ReproducerError
 from reproducer.evaluate import Results
 from reproducer.evaluate import views
 from reproducer.notebook import NotebookRun
@@ -164,14 +165,22 @@ def test_row_encoders_combine_independent_views_and_evaluate_the_right_tasks(boo
     assert not rows.caches
     calls = []
     groups = views.task_groups(smoke=True)
-    tasks = groups["U"] + groups["S"] + groups["B"] + groups["M"] + views.EXTRA_TASKS
+    transfer = ["SICK-R", "SICK-E", "MRPC", "TREC", "MR", "CR"]
+    tasks = groups["U"] + groups["S"] + groups["B"] + groups["M"] + transfer
     monkeypatch.setattr(views, "evaluate", fake_evaluate(calls, {t: {"acc": 1.0} for t in tasks}))
     sets["MV"] = tiny_viewset("MV", vocab, vectors)
-    record = rows.evaluate("MV g", groups, "paper")
+    record = rows.evaluate("MV g", groups, "paper")  # no transfer tasks: U and the three supervised groups
     assert set(record) == {"unsupervised", "supervised"} and [c[2] for c in calls] == ["paper", "paper"]
-    assert calls[0][1] == groups["U"] and calls[1][1] == ["SICK-R", "STSB-R", "MR", "SST2", "MRPC", "TREC", "SICK-E"]
-    rows.evaluate("MV-ff f1", groups, "paper")
-    assert "TREC" not in calls[3][1]  # only the MV views are scored on Table 6's extra tasks
+    assert calls[0][1] == groups["U"] and calls[1][1] == ["SICK-R", "STSB-R", "MR", "SST2", "MRPC"]
+    del calls[:]
+    record = rows.evaluate("MV ensemble", groups, "fast", transfer, "paper")  # Table 3 fast, Table 6 at paper
+    assert [c[2] for c in calls] == ["fast", "fast", "paper"] and calls[2][1] == transfer
+    assert set(record) == {"unsupervised", "supervised", "transfer"}
+    del calls[:]
+    record = rows.evaluate("MV ensemble", groups, "paper", transfer)  # one protocol: one supervised evaluation
+    assert [c[2] for c in calls] == ["paper", "paper"]
+    assert calls[1][1] == ["SICK-R", "STSB-R", "MR", "SST2", "MRPC", "SICK-E", "TREC", "CR"]
+    assert record["transfer"] == record["supervised"]
 
 
 def test_row_summary_and_row_seconds():
@@ -322,3 +331,17 @@ def test_versus_bars_draw_ours_and_the_paper_per_metric():
     widths = [p.get_width() for p in fig.axes[0].patches]
     assert widths[:2] == [50.0, 60.0] and widths[3] == 65.0 and np.isnan(widths[2])  # "a" has no published value
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["a", "b"]
+
+
+def test_table3_rows_use_senteval_prototyping_where_the_paper_protocol_does_not_fit():
+    from reproducer.presets import preset
+
+    for name in ("quick", "default"):
+        p = preset("consensus", name)
+        assert p.rows_config == "fast" and p.eval_config == "paper"  # Table 6's MV ensemble stays at paper
+    assert preset("consensus", "smoke").rows_config == preset("consensus", "smoke").eval_config
+    assert preset("consensus", "paper").rows_config == "paper"
+    # the protocol of the tables is not part of what a training run is: a checkpoint resumes under either
+    assert "rows_eval_config" not in preset("consensus", "default").identity()
+    with pytest.raises(ReproducerError, match="rows_eval_config"):
+        preset("consensus", "default", rows_eval_config="fastest")

@@ -96,8 +96,11 @@ def test_unknown_tasks_and_configs():
     with pytest.raises(ReproducerError, match="Unknown task 'MRX'"):
         evaluate(KeywordEncoder(), "MR,MRX", FAST, progress=False)
     with pytest.raises(ReproducerError, match="Unknown evaluation config"):
-        evaluate(KeywordEncoder(), "MR", "fast", progress=False)
-    assert set(CONFIGS) == {"prototype", "sklearn", "paper"}
+        evaluate(KeywordEncoder(), "MR", "fastest", progress=False)
+    assert set(CONFIGS) == {"prototype", "sklearn", "fast", "paper"}
+    from reproducer.train import EVAL_CONFIGS
+
+    assert set(EVAL_CONFIGS) == set(CONFIGS)  # every protocol a preset may name exists, and only those
     paper = CONFIGS["paper"].classifier  # SentEval's PyTorch back end, the literature's configuration
     assert (paper.kfold, paper.l2, paper.batch_size, paper.tenacity, paper.epoch_size) == (
         10, (1e-5, 1e-4, 1e-3, 1e-2), 64, 5, 4)

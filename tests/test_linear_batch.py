@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,11 +15,14 @@ from reproducer.evaluate.protocols import score_distribution
 
 def reference_fit(x, targets, spec, settings, gold=None):
     """SentEval's ``PyTorchClassifier.fit`` (or ``RelatednessPytorch.run`` for loss="mse") for one model, written
-    plainly with nn.Linear, torch.optim.Adam and autograd: (weight, bias, best validation score, epochs)."""
+    plainly with nn.Linear, torch.optim.Adam (or RMSprop) and autograd: (weight, bias, best validation score, epochs)."""
     rng = np.random.RandomState(settings.seed)  # SentEval: np.random.seed(seed) when the model is built
     torch.manual_seed(settings.seed)
     model = torch.nn.Linear(x.shape[1], settings.n_classes)
-    opt = torch.optim.Adam(model.parameters(), weight_decay=spec.l2)
+    if settings.optimizer == "rmsprop":
+        opt = torch.optim.RMSprop(model.parameters(), lr=settings.lr, weight_decay=spec.l2)
+    else:
+        opt = torch.optim.Adam(model.parameters(), weight_decay=spec.l2)
     train, valid = np.asarray(spec.train), spec.valid
     if valid is None:
         perm = rng.permutation(len(train))
@@ -88,6 +92,40 @@ def test_batched_equals_one_model_at_a_time_for_classification():
         np.testing.assert_allclose(batched.bias[m].numpy(), b.numpy(), atol=2e-5)
         epochs.add(nepoch)
     assert len(epochs) > 1 and max(epochs) < SETTINGS.max_epoch  # the models stopped early, at different epochs
+
+
+def test_rmsprop_batched_equals_one_model_at_a_time():
+    # SentEval's prototyping config trains with RMSprop (lr 1e-2): the batched update is torch.optim.RMSprop's
+    x, y = noisy_problem(seed=2)
+    rows = np.arange(len(x))
+    settings = TrainSettings(n_classes=3, batch_size=16, epochs_per_round=2, tenacity=2, max_epoch=40,
+                             validation_split=0.1, optimizer="rmsprop", lr=1e-2)
+    specs = [LinearSpec(rows[:100], rows[100:130], 1e-4),
+             LinearSpec(rows[:97], rows[100:130], 1e-2),  # a minibatch fewer: it sits out the last step
+             LinearSpec(rows[:130], None, 1e-3)]
+    batched = fit_linear_models(x, y, specs, settings, device="cpu")
+    for m, spec in enumerate(specs):
+        w, b, best, nepoch = reference_fit(x, y, spec, settings)
+        assert batched.dev_score[m] == best, m
+        assert batched.epochs[m] == nepoch, m
+        np.testing.assert_allclose(batched.weight[m].numpy(), w.numpy(), atol=5e-5)
+        np.testing.assert_allclose(batched.bias[m].numpy(), b.numpy(), atol=5e-5)
+    adam = fit_linear_models(x, y, specs, replace(settings, optimizer="adam", lr=1e-3), device="cpu")
+    assert not np.allclose(adam.weight.numpy(), batched.weight.numpy())  # the optimiser setting is used
+
+
+def test_prototyping_config_is_senteval_readme_s():
+    from reproducer.evaluate.senteval import PROTOTYPING
+    from reproducer.evaluate.tasks import CONFIGS
+
+    s = CONFIGS["fast"].classifier.settings(2)
+    assert (CONFIGS["fast"].classifier is PROTOTYPING and PROTOTYPING.kfold == 5 and s.optimizer == "rmsprop"
+            and s.lr == 1e-2 and s.batch_size == 128 and s.tenacity == 3 and s.epochs_per_round == 2)
+    assert CONFIGS["paper"].classifier.settings(2).optimizer == "adam"
+    with pytest.raises(ReproducerError, match="optimizer"):
+        x, y = noisy_problem()
+        fit_linear_models(x, y, [LinearSpec(np.arange(100), np.arange(100, 130))],
+                          replace(SETTINGS, optimizer="sgd"), device="cpu")
 
 
 def test_batched_equals_one_model_at_a_time_for_relatedness():

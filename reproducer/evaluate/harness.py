@@ -114,7 +114,8 @@ class Results:
 def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config: str | EvalConfig = "paper",
              *, progress: bool = True) -> Results:
     """Evaluate ``encoder`` on ``tasks`` ("all", "MR,CR" or a list) under ``config``: "paper" (the default:
-    SentEval's PyTorch protocol, what the papers report), "sklearn", "prototype" or an :class:`EvalConfig`."""
+    SentEval's PyTorch protocol, what the papers report), "fast" (SentEval's prototyping config), "sklearn",
+    "prototype" or an :class:`EvalConfig`."""
     if isinstance(config, str):
         if config not in CONFIGS:
             raise ReproducerError(f"Unknown evaluation config {config!r}; choose one of {', '.join(CONFIGS)}.")

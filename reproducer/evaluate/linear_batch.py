@@ -16,7 +16,8 @@ What each model does, as SentEval does it (``PyTorchClassifier.fit`` / ``Related
   SentEval trains it), the squared error between the softmax and the target distribution averaged over
   minibatch x classes (``loss="mse"``). Both gradients are written out below (no autograd: the model is linear).
 - **Adam** (``torch.optim.Adam``'s update, lr 1e-3, betas (0.9, 0.999), eps 1e-8) with ``weight_decay`` = the
-  model's L2 penalty, added to the gradient of the weights *and* the bias (SentEval puts both in one group).
+  model's L2 penalty, added to the gradient of the weights *and* the bias (SentEval puts both in one group); or
+  **RMSprop** (``torch.optim.RMSprop``'s defaults, lr 1e-2, alpha 0.99, eps 1e-8), SentEval's prototyping config.
 - **Early stopping**: train ``epochs_per_round`` epochs, then score the validation rows (accuracy, or Pearson's r
   of the expected score for relatedness). A better score keeps a copy of the model; a score that is not better
   stops training if ``tenacity`` non-improvements were counted already, and is counted (the count is never
@@ -58,8 +59,10 @@ class TrainSettings:
     tenacity: int = 5  # relatedness: 3
     max_epoch: int = 200  # relatedness: 1000
     validation_split: float = 0.05
-    lr: float = 1e-3
-    betas: tuple[float, float] = (0.9, 0.999)
+    optimizer: str = "adam"  # "adam" (SentEval's default config) or "rmsprop" (its prototyping config)
+    lr: float = 1e-3  # torch's defaults, which SentEval keeps: Adam 1e-3, RMSprop 1e-2
+    betas: tuple[float, float] = (0.9, 0.999)  # Adam
+    alpha: float = 0.99  # RMSprop's smoothing constant
     eps: float = 1e-8
     seed: int = 1111
 
@@ -192,6 +195,8 @@ def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettin
 
     if settings.loss not in ("ce", "mse"):
         raise ReproducerError(f"Unknown loss {settings.loss!r}: 'ce' or 'mse'.")
+    if settings.optimizer not in ("adam", "rmsprop"):
+        raise ReproducerError(f"Unknown optimizer {settings.optimizer!r}: 'adam' or 'rmsprop'.")
     if not specs:
         raise ReproducerError("No models to train.")
     dev = default_device(device)
@@ -234,6 +239,19 @@ def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettin
     beta1, beta2 = settings.betas
     bs = settings.batch_size
 
+    def rmsprop_step(w4, v4, grad, stepping: np.ndarray):
+        """torch.optim.RMSprop (no momentum, not centred): v = alpha v + (1 - alpha) g^2; w -= lr g / (sqrt(v) + eps);
+        groups without rows in the minibatch (``stepping`` False) keep their weights and ``v``."""
+        if stepping.all():
+            v4.mul_(settings.alpha).addcmul_(grad, grad, value=1 - settings.alpha)
+            w4.addcdiv_(grad, v4.sqrt().add_(settings.eps), value=-settings.lr)
+            return
+        on = torch.from_numpy(stepping).to(dev).view(-1, 1, 1, 1)
+        new_v = v4.mul(settings.alpha).addcmul_(grad, grad, value=1 - settings.alpha)
+        new_w = w4 - settings.lr * grad / new_v.sqrt().add_(settings.eps)
+        v4.copy_(torch.where(on, new_v, v4))
+        w4.copy_(torch.where(on, new_w, w4))
+
     def train_epoch():
         order = torch.from_numpy(groups.epoch_orders(live, pad)).to(dev)
         n_groups = len(live)
@@ -259,10 +277,13 @@ def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettin
                 weight = torch.from_numpy((real / np.maximum(count, 1)[:, None]).astype(np.float32)).to(dev)
                 grad_z.mul_(weight.view(n_groups, 1, 1, b))
             grad = torch.bmm(grad_z.view(n_groups, k * c, b), xb).view(n_groups, k, c, d + 1)
-            grad.addcmul_(decay, w4)  # Adam's weight decay: + L2 * [weight, bias]
+            grad.addcmul_(decay, w4)  # the optimiser's weight decay: + L2 * [weight, bias]
+            stepping = count > 0
+            if settings.optimizer == "rmsprop":
+                rmsprop_step(w4, m24, grad, stepping)
+                continue
             # torch.optim.Adam, each group with its own t: m1 = lerp(m1, g, 1 - b1); m2 = b2 m2 + (1 - b2) g^2;
             # w -= lr / (1 - b1^t) * m1 / (sqrt(m2) / sqrt(1 - b2^t) + eps)
-            stepping = count > 0
             steps[stepping] += 1
             if stepping.all() and steps.min() == steps.max():  # the usual case: every group at the same t
                 t = steps[0]

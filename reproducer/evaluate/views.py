@@ -1,7 +1,7 @@
 """Scoring the views of consensus-maximisation models (Tang & de Sa 2019, Table 3 and Figure 1).
 
 - The task groups of Table 3 (:func:`task_groups`): **U** (unsupervised similarity by cosine), **S** (supervised
-  similarity), **B** (binary classification) and **M** (MRPC); Table 6 adds :data:`EXTRA_TASKS` for the MV views.
+  similarity), **B** (binary classification) and **M** (MRPC); Table 6 scores the MV ensemble on its nine transfer tasks.
 - :func:`u_score`: the unsupervised score U of one encoder (mean Pearson × 100), Figure 1's y axis.
 - :func:`curve_callback`: the evaluation a variant runs *during* training for Figure 1 — U of each view and of the
   ensemble. The single-view ensemble pairs SV f with SV g **at the same step**: SV g's run keeps its projection at
@@ -27,7 +27,6 @@ from reproducer.evaluate.harness import Results, evaluate
 U_TASKS = ["STS12", "STS13", "STS14", "STS15", "STS16", "SICK-cos"]  # Table 3's "U" and Figure 1
 S_TASKS = ["SICK-R", "STSB-R"]  # "S": supervised similarity
 B_TASKS = ["MR", "CR", "SUBJ", "MPQA", "SST2"]  # "B": binary classification
-EXTRA_TASKS = ["TREC", "SICK-E"]  # Table 6 adds these for the MV views
 
 #: Table 3's rows: our row name -> the (variant, view) pairs whose vectors are combined (one pair: a single view).
 ROWS: dict[str, list[tuple[str, str]]] = {
@@ -121,13 +120,24 @@ class RowEncoders:
                  for variant, view in self.rows[row]]
         return parts[0] if len(parts) == 1 else EnsembleEncoder(parts, row, COMBINE[rule])
 
-    def evaluate(self, row: str, groups: dict[str, list[str]], config: str) -> dict:
-        """Row ``row`` scored on U with the unsupervised pooling and on S, B, MRPC (and, for the MV rows,
-        :data:`EXTRA_TASKS`) with the supervised one: ``{"unsupervised": ..., "supervised": ...}`` as JSON."""
-        supervised = groups["S"] + groups["B"] + groups["M"] + (EXTRA_TASKS if row.startswith("MV ") else [])
+    def evaluate(self, row: str, groups: dict[str, list[str]], config: str, transfer: list[str] = (),
+                 transfer_config: str | None = None) -> dict:
+        """Row ``row`` scored on U with the unsupervised pooling and on S, B, MRPC with the supervised one, at
+        protocol ``config``; with ``transfer`` tasks (Table 6) also those, supervised, at ``transfer_config`` (by
+        default ``config``, in one evaluation with S, B, MRPC): ``{"unsupervised", "supervised"[, "transfer"]}``,
+        each a ``Results`` record."""
+        supervised = groups["S"] + groups["B"] + groups["M"]
+        transfer_config = transfer_config or config
+        same = transfer_config == config
+        encoder = self.encoder(row, "supervised")
         unsup = evaluate(self.encoder(row, "unsupervised"), groups["U"], config, progress=False)
-        sup = evaluate(self.encoder(row, "supervised"), supervised, config, progress=False)
-        return {"unsupervised": unsup.to_json(), "supervised": sup.to_json()}
+        sup = evaluate(encoder, supervised + [t for t in transfer if same and t not in supervised], config,
+                       progress=False)
+        out = {"unsupervised": unsup.to_json(), "supervised": sup.to_json()}
+        if transfer:
+            out["transfer"] = (sup if same else evaluate(encoder, list(transfer), transfer_config,
+                                                         progress=False)).to_json()
+        return out
 
     def clear(self) -> None:
         """Forget the pooled vectors."""
