@@ -576,6 +576,7 @@ def test_paraphrase_units_train_pp_first_and_cache_what_the_constants_name(resul
     assert [c[1] for c in products if c[0] == "bins"] == [["PP"], ["LSTM (no o.g.)"], ["LSTM (o.g.)"]]
     neighbours = sorted(p.name for p in t.run.dir.glob("neighbours_*.csv"))
     assert neighbours == ["neighbours_LSTM__no_o.g._.csv", "neighbours_PP.csv"]  # EXPLORER's trained models
+    assert [c for c in products if c[0] == "pool"] == [("pool", 2, None)]  # the pool is built once, then reused
     assert sorted(c[1] for c in t.calls if c[0] == "chosen") == ["LSTM (no o.g.)", "LSTM (o.g.)", "PP"]
     assert sum(c[0] == "table8" for c in t.calls) == 1 and len(t.grid_table()) == 4 + 2 * 6
     t.unit("baselines")

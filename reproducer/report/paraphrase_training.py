@@ -8,6 +8,7 @@ Results file names keep the chapter's rule (:func:`file_key`), e.g. ``grid/LSTM_
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field
@@ -149,15 +150,12 @@ class ParaphraseTraining:
 
         return self.run.frame(f"length_bins_{file_key(name)}", lambda: length_bin_frame({name: self.encoder(name)}))
 
-    @property
+    @functools.cached_property
     def pool(self) -> tuple[list[str], list[str]]:
         """The explorer's pool (every distinct STS 2012-2015 sentence) and queries."""
         from reproducer.report.similarity_tables import sts_pool
 
-        if "_pool" not in self._supervised_data:
-            self._supervised_data["_pool"] = sts_pool(self.n_queries, seed=self.seed,
-                                                      limit=2000 if self.smoke else None)
-        return self._supervised_data["_pool"]
+        return sts_pool(self.n_queries, seed=self.seed, limit=2000 if self.smoke else None)
 
     def neighbours(self, name: str) -> pd.DataFrame:
         """``name``'s top 5 pool sentences for each query: ``neighbours_<name>.csv``."""
