@@ -132,17 +132,22 @@ class FakeRows:
     ROWS), and clear()."""
 
     def __init__(self):
-        self.evaluated, self.cleared = [], 0
+        self.evaluated, self.transfer, self.cleared = [], [], 0
 
-    def evaluate(self, row, groups, config):
+    def evaluate(self, row, groups, config, transfer=(), transfer_config=None):
         from reproducer.evaluate.views import ROWS
 
         self.evaluated.append((row, config))
+        if transfer:
+            self.transfer.append((row, tuple(transfer), transfer_config))
         r = list(ROWS).index(row)
-        return {"unsupervised": Results(row, config, {"STS12": {"wmean.pearson": r / 100},
-                                                      "SICK-cos": {"pearson": 0.5}}).to_json(),
-                "supervised": Results(row, config, {"SICK-R": {"pearson": 0.7}, "MR": {"acc": 60.0 + r},
-                                                    "CR": {"acc": 70.0}, "MRPC": {"acc": 65.0, "f1": 80.0}}).to_json()}
+        out = {"unsupervised": Results(row, config, {"STS12": {"wmean.pearson": r / 100},
+                                                     "SICK-cos": {"pearson": 0.5}}).to_json(),
+               "supervised": Results(row, config, {"SICK-R": {"pearson": 0.7}, "MR": {"acc": 60.0 + r},
+                                                   "CR": {"acc": 70.0}, "MRPC": {"acc": 65.0, "f1": 80.0}}).to_json()}
+        if transfer:
+            out["transfer"] = Results(row, transfer_config, {t: {"acc": 75.0} for t in transfer}).to_json()
+        return out
 
     def clear(self):
         self.cleared += 1
@@ -190,7 +195,10 @@ def test_consensus_units_score_each_row_once_its_variants_are_trained(results_di
     assert per_unit["MV-ff"] == ["MV-ff f1", "MV-ff ensemble"]
     assert per_unit["MV-gg"] == ["MV-gg g1", "MV-gg ensemble", "ens(MV-ff f1, MV-gg g1)"]
     assert sorted(r for rows in per_unit.values() for r in rows) == sorted(ROWS)  # every row of Table 3, once
-    assert {config for _, config in models.rows.evaluated} == {models.settings.eval_config}
+    assert {config for _, config in models.rows.evaluated} == {models.settings.rows_config}
+    # only Table 6's row is also scored on the transfer tasks, at the preset's eval_config
+    assert [(row, config) for row, _, config in models.rows.transfer] == [(mv.TRANSFER_ROW,
+                                                                          models.settings.eval_config)]
     assert [n for n, _, _ in asked["fit"]] == list(mv.ORDER) and models.rows.cleared == len(mv.ORDER)
     assert asked["neighbours"] == ["MV ensemble", "ens(SV-f f, SV-g g)"]  # the Table 3 rows of NEIGHBOURS
     assert json.loads(run.path("SV-f_training.json").read_text())["tau"] == 0.25  # each record with its learned τ

@@ -84,5 +84,5 @@ def test_bad_features_are_refused_with_a_clear_error():
 
 
 def test_unknown_config_names_the_choices():
-    with pytest.raises(ReproducerError, match="paper, sklearn, prototype"):
+    with pytest.raises(ReproducerError, match="paper, fast, sklearn, prototype"):
         evaluate(object(), "MR", "senteval-ish", progress=False)
