@@ -1,0 +1,81 @@
+"""The claims scorecard of chapter 06: every claim that chapters 01-05 judged (each chapter's ``claims.json``, written
+by :func:`reproducer.report.claims.check` and ``run.record("claims", …)``) in one table, with the paper it comes
+from and a link to the chapter, and the outcomes counted per paper.
+
+- :func:`scorecard`: the claims of every chapter at one preset, read from ``results/<chapter>/<preset>/claims.json``.
+- :func:`paper_counts`: reproduced / not reproduced / inconclusive / not checked per paper, and how many were decided.
+- :func:`scorecard_table`: the scorecard as a Styler (outcomes coloured, the chapter as a link).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from reproducer.errors import ReproducerError
+
+#: The chapters whose claims the scorecard collects: folder name → (paper, short title).
+CHAPTERS = {
+    "01_skip_thoughts": ("Kiros et al. 2015", "Skip-Thought Vectors"),
+    "02_quick_thoughts": ("Logeswaran & Lee 2018", "Quick-Thoughts"),
+    "03_paraphrastic": ("Wieting et al. 2016", "Paraphrastic sentence embeddings"),
+    "04_consensus": ("Tang & de Sa 2019", "Consensus maximisation"),
+    "05_mean_max_aae": ("Zhang et al. 2018", "Mean-max attention autoencoder"),
+}
+#: The outcomes in the order the counts show them.
+OUTCOMES = ("reproduced", "not reproduced", "inconclusive", "not checked")
+#: The columns of :func:`scorecard`.
+COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "published", "numbers", "noise", "value", "low",
+           "high"]
+
+
+def scorecard(preset: str = "default", root: str | Path = "results", missing: str = "raise") -> pd.DataFrame:
+    """Every claim of chapters 01-05 at ``preset``: one row per claim (columns :data:`COLUMNS`; ``published`` is the
+    paper's number as the chapter states it, ``chapter`` the chapter's folder), in chapter order. ``root`` is the
+    results folder. A chapter without ``claims.json`` raises (``missing="raise"``) or is left out
+    (``missing="skip"``, e.g. at ``smoke``, where a chapter may not have run)."""
+    if missing not in ("raise", "skip"):
+        raise ValueError(f"missing must be 'raise' or 'skip', got {missing!r}")
+    frames = []
+    for chapter, (paper, _) in CHAPTERS.items():
+        path = Path(root) / chapter / preset / "claims.json"
+        if not path.exists():
+            if missing == "raise":
+                raise ReproducerError(f"No claims for chapter {chapter} at the {preset!r} preset ({path} is missing): "
+                                      f"execute notebooks/{chapter}.ipynb with -p preset {preset} first.")
+            continue
+        rows = pd.DataFrame(json.loads(path.read_text()))
+        unknown = set(rows.get("outcome", pd.Series(dtype=str))) - set(OUTCOMES)
+        if "claim" not in rows or "outcome" not in rows or unknown:
+            raise ReproducerError(f"{path} is not a claims table (needs 'claim' and 'outcome' in {', '.join(OUTCOMES)}"
+                                  f"{'; got ' + ', '.join(sorted(unknown)) if unknown else ''}).")
+        frames.append(rows.rename(columns={"paper": "published"}).assign(paper=paper, chapter=chapter))
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    card = pd.concat(frames, ignore_index=True)
+    return card.reindex(columns=COLUMNS)
+
+
+def paper_counts(card: pd.DataFrame) -> pd.DataFrame:
+    """The outcomes of ``card`` (:func:`scorecard`) counted per paper, in chapter order, with ``decided``
+    (reproduced + not reproduced), ``claims`` and a ``total`` row."""
+    order = [p for p, _ in CHAPTERS.values() if p in set(card["paper"])]
+    table = (pd.crosstab(card["paper"], card["outcome"]).reindex(index=order, columns=list(OUTCOMES), fill_value=0)
+             if len(card) else pd.DataFrame(columns=list(OUTCOMES)))
+    table["decided"] = table["reproduced"] + table["not reproduced"]
+    table["claims"] = table[list(OUTCOMES)].sum(axis=1)
+    table.loc["total"] = table.sum()
+    table.columns.name = None
+    return table.astype(int)
+
+
+def scorecard_table(card: pd.DataFrame, link: str = "{chapter}.html"):
+    """``card`` as a Styler: paper, claim, outcome (coloured as in every chapter), ours with its 95% interval, the
+    threshold the wording sets, the paper's number, and the chapter as a link (``link`` formats its target from the
+    chapter's folder name; the default works from the book's pages, which sit side by side)."""
+    from reproducer.report.claims import COLOURS
+
+    shown = card[["paper", "claim", "outcome", "ours", "threshold", "published", "chapter"]].copy()
+    shown["chapter"] = [f'<a href="{link.format(chapter=c)}">{c[:2]}</a>' for c in shown["chapter"]]
+    return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"])

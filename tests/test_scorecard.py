@@ -1,0 +1,72 @@
+"""The claims scorecard (chapter 06): every chapter's claims.json in one table, counted per paper."""
+import json
+
+import pandas as pd
+import pytest
+
+from reproducer.errors import ReproducerError
+from reproducer.report.scorecard import CHAPTERS, COLUMNS, paper_counts, scorecard, scorecard_table
+
+
+def claim(text, outcome, value=1.0):
+    return {"claim": text, "outcome": outcome, "ours": f"{value:+.2f} [0, 2]", "threshold": "≥ 0",
+            "paper": "printed", "numbers": "", "noise": "test items", "value": value, "low": 0.0, "high": 2.0}
+
+
+def write(root, chapter, rows, preset="default"):
+    folder = root / chapter / preset
+    folder.mkdir(parents=True)
+    (folder / "claims.json").write_text(json.dumps(rows))
+
+
+@pytest.fixture
+def two_chapters(tmp_path):
+    write(tmp_path, "02_quick_thoughts", [claim("QT is fast", "reproduced"), claim("MC-QT best", "not reproduced"),
+                                          claim("analogies", "inconclusive")])
+    write(tmp_path, "01_skip_thoughts", [claim("combine beats uni", "reproduced")])
+    return tmp_path
+
+
+def test_scorecard_reads_every_chapter_in_chapter_order(two_chapters):
+    card = scorecard("default", two_chapters, missing="skip")
+    assert list(card.columns) == COLUMNS
+    assert list(card["chapter"]) == ["01_skip_thoughts"] + ["02_quick_thoughts"] * 3
+    assert list(card["paper"]) == [CHAPTERS["01_skip_thoughts"][0]] + [CHAPTERS["02_quick_thoughts"][0]] * 3
+    # the chapter's "paper" column (the paper's number) becomes "published"
+    assert set(card["published"]) == {"printed"}
+
+
+def test_scorecard_raises_on_a_missing_chapter_unless_told_to_skip(two_chapters):
+    with pytest.raises(ReproducerError, match="03_paraphrastic.*-p preset default"):
+        scorecard("default", two_chapters)
+    assert scorecard("quick", two_chapters, missing="skip").empty
+    with pytest.raises(ValueError, match="missing must be"):
+        scorecard("default", two_chapters, missing="ignore")
+
+
+def test_scorecard_rejects_a_file_that_is_not_a_claims_table(tmp_path):
+    write(tmp_path, "01_skip_thoughts", [claim("x", "probably")])
+    with pytest.raises(ReproducerError, match="probably"):
+        scorecard("default", tmp_path, missing="skip")
+
+
+def test_paper_counts_count_outcomes_and_decided_claims(two_chapters):
+    counts = paper_counts(scorecard("default", two_chapters, missing="skip"))
+    qt = counts.loc[CHAPTERS["02_quick_thoughts"][0]]
+    assert (qt["reproduced"], qt["not reproduced"], qt["inconclusive"], qt["decided"], qt["claims"]) == (1, 1, 1, 2, 3)
+    assert list(counts.index) == [CHAPTERS["01_skip_thoughts"][0], CHAPTERS["02_quick_thoughts"][0], "total"]
+    assert counts.loc["total", "claims"] == 4 and counts.loc["total", "decided"] == 3
+
+
+def test_scorecard_table_links_each_claim_to_its_chapter(two_chapters):
+    html = scorecard_table(scorecard("default", two_chapters, missing="skip")).to_html()
+    assert '<a href="02_quick_thoughts.html">02</a>' in html
+    assert "not reproduced" in html and "#b42318" in html
+
+
+def test_the_committed_chapters_claims_are_readable():
+    # every chapter that has claims at default must parse (the scorecard of the book reads them)
+    card = scorecard("default", "results", missing="skip")
+    assert not card.empty
+    assert card["outcome"].isin(["reproduced", "not reproduced", "inconclusive", "not checked"]).all()
+    assert isinstance(paper_counts(card), pd.DataFrame)
