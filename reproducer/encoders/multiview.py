@@ -169,9 +169,15 @@ class ViewSet:
         """The unsupervised rule's ensemble of the views (the only view for a single-view variant)."""
         sentences = check_sentences(sentences)
         if self._default is None:
-            encoders = self.encoders("unsupervised", prefix="")
-            self._default = encoders.get("ensemble") or next(iter(encoders.values()))
+            self._default = self.unsupervised_encoder()
         return self._default.encode(sentences, batch_size, show_progress_bar)
+
+    def unsupervised_encoder(self):
+        """A new encoder of the unsupervised rule's ensemble (the only view for a single-view variant) with an empty
+        vector cache. :meth:`encode` keeps one and its vectors; score views that are still training with a new one
+        at each point."""
+        encoders = self.encoders("unsupervised", prefix="")
+        return encoders.get("ensemble") or next(iter(encoders.values()))
 
     def encoders(self, rule: str = "unsupervised", *, prefix: str | None = None, caches: dict | None = None,
                  device=None) -> dict:

@@ -1,0 +1,200 @@
+"""Chapter 06's equal-compute study: every objective that trains on the book corpus given **the same wall-clock budget
+on the same machine** and scored at the same training seconds — Quick-Thoughts' Figure 2 (Logeswaran & Lee 2018,
+section 4.1: downstream accuracy against training time, QT against skip-thought) generalised to the five papers.
+
+- :data:`LINES`: the objectives on the books (label → family and variant of :mod:`reproducer.models`);
+  :data:`PAIRS_LINE`: the paraphrastic PP, which trains on paraphrase pairs instead (drawn as a separate, labelled
+  line).
+- :func:`budget_preset`: a family's preset (its sizes, its optimiser) with the study's budget and evaluation points.
+- :func:`curve_point`: the callback that scores the encoder while it trains: the mean over the transfer tasks and the
+  mean over the STS years.
+- :class:`EqualCompute`: one unit per (line, seed) — trains (resuming from its checkpoint), then caches its curve in
+  ``equal_<line>_seed<k>.json``: training seconds, steps, FLOPs and the scores at each point.
+- :func:`curve_frame`, :func:`ranking`, :func:`equal_compute_figure`: the curves as one table, the objectives ranked
+  at the budget (mean over seeds, with their spread), and the figure (score against seconds and against FLOPs,
+  seeds as bands).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from reproducer.errors import ReproducerError
+
+#: Objectives trained on the book corpus: label -> (family, variant).
+LINES = {
+    "skip-thought (uni-skip)": ("skip-thought", "uni-skip"),
+    "Quick-Thoughts (uni-QT)": ("quick-thought", "uni-QT"),
+    "consensus (MV)": ("consensus", "MV"),
+    "mean-max AAE": ("autoencoder", "mean-max AAE"),
+    "mean-max RAE": ("autoencoder", "mean-max RAE"),
+}
+#: The paraphrastic objective, which trains on paraphrase pairs, not on the books: a separate, labelled line.
+PAIRS_LINE = {"paraphrastic PP (pairs)": ("paraphrastic", "PP")}
+#: The transfer tasks whose mean is the first score (SentEval's, as in every chapter's main table).
+TRANSFER = ("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-R")
+#: The STS years whose mean is the second score (cosine, weighted-mean Pearson r).
+STS = ("STS12", "STS13", "STS14", "STS15", "STS16")
+#: How many batches estimate a step's FLOPs.
+FLOP_BATCHES = 8
+
+
+def all_lines() -> dict[str, tuple[str, str]]:
+    """:data:`LINES` and :data:`PAIRS_LINE` together."""
+    return {**LINES, **PAIRS_LINE}
+
+
+def budget_preset(family: str, scale: str, seconds: float, points: int):
+    """``family``'s ``scale`` preset (its sizes, data and optimiser unchanged) trained for ``seconds`` of training time
+    only (no step budget) and scored every ``seconds / points`` training seconds."""
+    from reproducer.presets import preset
+
+    if seconds <= 0 or points < 1:
+        raise ReproducerError(f"The budget must be above 0 seconds with at least one point, got {seconds} s and "
+                              f"{points} point(s).")
+    return replace(preset(family, scale), max_seconds=float(seconds), max_steps=None, eval_every=seconds / points,
+                   eval_steps=None)
+
+
+def test_encoder(fitted):
+    """The encoder a line is scored with while it trains: the family's test-time encoder, for a consensus model the
+    unsupervised ensemble of its views without their vector cache (the views change between points)."""
+    fresh = getattr(fitted.encoder, "unsupervised_encoder", None)
+    return fresh() if fresh is not None else fitted.encoder
+
+
+def curve_point(config: str = "fast", transfer=TRANSFER, sts=STS) -> Callable[[object, int], dict]:
+    """The callback ``(fitted, step) -> scores`` of every line: ``transfer`` (mean main score over ``transfer``, in
+    points: accuracy %, SICK-R Pearson × 100) under the ``config`` protocol, ``STS`` (mean weighted Pearson r × 100
+    over ``sts``, cosine: nothing is trained) and each task's score."""
+    from reproducer.evaluate.harness import evaluate
+    from reproducer.evaluate.tasks import TASKS
+
+    transfer, sts = list(transfer), list(sts)
+
+    def scores(fitted, step: int) -> dict:
+        encoder = test_encoder(fitted)
+        main = {}
+        if transfer:
+            main.update(evaluate(encoder, transfer, config, progress=False).main_scores())
+        if sts:
+            main.update(evaluate(encoder, sts, config, progress=False).main_scores())
+        points = {t: float(v) * (1.0 if TASKS[t].main_metric == "acc" else 100.0) for t, v in main.items()}
+        return {"transfer": float(np.mean([points[t] for t in transfer])) if transfer else float("nan"),
+                "STS": float(np.mean([points[t] for t in sts])) if sts else float("nan"), **points}
+
+    return scores
+
+
+def step_flops(family, fitted, n: int = FLOP_BATCHES) -> float:
+    """Useful training FLOPs of one step of ``fitted`` (:meth:`reproducer.models.Family.batch_flops`), averaged over
+    its first ``n`` batches."""
+    if fitted.batches is None:
+        raise ReproducerError("This fitted model does not keep its batches: its FLOPs cannot be counted.")
+    return float(np.mean([family.batch_flops(fitted.module, fitted.batches(i)) for i in range(n)]))
+
+
+class EqualCompute:
+    """The study in one chapter run: every line of :func:`all_lines` at ``scale``'s sizes, trained for ``seconds``
+    and scored at ``points`` evaluation points by :func:`curve_point` under ``config``, for seeds 0 .. ``seeds``-1.
+    ``run`` is the notebook's :class:`~reproducer.notebook.NotebookRun`: each (line, seed) is a unit cached in
+    ``equal_<line>_seed<k>.json`` (re-executing trains nothing; an interrupted unit resumes from its checkpoint)."""
+
+    def __init__(self, run, scale: str, seconds: float, points: int, *, seeds: int = 2, config: str = "fast",
+                 transfer=TRANSFER, sts=STS, progress: bool = True):
+        self.run, self.scale, self.seconds, self.points, self.seeds = run, scale, seconds, points, seeds
+        self.config, self.transfer, self.sts, self.progress = config, tuple(transfer), tuple(sts), progress
+
+    def settings_record(self) -> dict:
+        return {"scale": self.scale, "seconds": self.seconds, "points": self.points, "seeds": self.seeds,
+                "config": self.config, "transfer": list(self.transfer), "sts": list(self.sts),
+                "lines": {k: list(v) for k, v in all_lines().items()}}
+
+    def unit(self, label: str, seed: int) -> dict:
+        """Line ``label`` trained with ``seed``: its curve (``points``: training seconds, step, FLOPs and scores at
+        each evaluation point), steps per second and the budget, cached as ``equal_<label>_seed<seed>.json``."""
+        from reproducer.models import family as family_of
+        from reproducer.notebook import slug
+
+        if label not in all_lines():
+            raise ReproducerError(f"Unknown line {label!r}; choose one of {', '.join(all_lines())}.")
+        family_name, variant = all_lines()[label]
+        name = f"equal_{slug(label)}_seed{seed}"
+
+        def compute() -> dict:
+            family = family_of(family_name)
+            settings = budget_preset(family_name, self.scale, self.seconds, self.points)
+            data = family.training_data(variant, settings)
+            scorer = curve_point(self.config, self.transfer, self.sts)
+            fitted = self.run.model(name, lambda checkpoint: family.fit(
+                variant, settings, data, checkpoint=checkpoint, evaluate=scorer, seed=seed, progress=self.progress))
+            flops = step_flops(family, fitted)
+            points = [{**e, "flops": e["step"] * flops} for e in fitted.log.evals]
+            return {"line": label, "family": family_name, "variant": variant, "seed": seed,
+                    "budget_seconds": self.seconds, "seconds": fitted.log.seconds, "steps": fitted.log.step,
+                    "examples": fitted.log.examples, "step_flops": flops, "points": points}
+
+        return self.run.json(name, compute)
+
+    def all_units(self, lines=None) -> list[dict]:
+        """Every (line, seed) unit of ``lines`` (by default all), line by line."""
+        return [self.unit(label, seed) for label in (lines or all_lines()) for seed in range(self.seeds)]
+
+
+def curve_frame(units: list[dict]) -> pd.DataFrame:
+    """The units' curves as one table: line, seed, seconds, step, flops, transfer, STS (one row per point)."""
+    rows = [{"line": u["line"], "seed": u["seed"], **{k: p.get(k, np.nan) for k in
+                                                      ("seconds", "step", "flops", "transfer", "STS")}}
+            for u in units for p in u["points"]]
+    return pd.DataFrame(rows, columns=["line", "seed", "seconds", "step", "flops", "transfer", "STS"])
+
+
+def ranking(units: list[dict], score: str = "transfer") -> pd.DataFrame:
+    """The lines ranked by ``score`` at the end of the budget (their last point): mean over seeds, the seeds'
+    standard deviation, their count, steps per second and the FLOPs spent, best first."""
+    if score not in ("transfer", "STS"):
+        raise ReproducerError(f"score must be 'transfer' or 'STS', got {score!r}")
+    last = pd.DataFrame([{"line": u["line"], "seed": u["seed"], score: u["points"][-1][score],
+                          "steps / second": u["steps"] / u["seconds"] if u["seconds"] else np.nan,
+                          "training FLOPs": u["points"][-1]["flops"]} for u in units if u["points"]])
+    if last.empty:
+        raise ReproducerError("No curve has a point yet: train the units first.")
+    table = last.groupby("line").agg(**{score: (score, "mean"), "seed sd": (score, "std"), "seeds": ("seed", "count"),
+                                        "steps / second": ("steps / second", "mean"),
+                                        "training FLOPs": ("training FLOPs", "mean")})
+    return table.sort_values(score, ascending=False)
+
+
+def equal_compute_figure(units: list[dict]):
+    """Two rows (mean transfer score, mean STS) by two columns (against training seconds, against training FLOPs):
+    one line per objective (the mean over seeds at each evaluation point), a band from the lowest to the highest
+    seed, the pairs-trained line dashed. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    frame = curve_frame(units)
+    if frame.empty:
+        raise ReproducerError("No curve has a point yet: train the units first.")
+    frame["point"] = frame.groupby(["line", "seed"]).cumcount()
+    fig, axes = plt.subplots(2, 2, figsize=(12, 7.5), sharey="row")
+    colours = dict(zip(all_lines(), plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for row, score in enumerate(("transfer", "STS")):
+        for col, x in enumerate(("seconds", "flops")):
+            ax = axes[row, col]
+            for label, line in frame.groupby("line", sort=False):
+                by = line.groupby("point").agg(x=(x, "mean"), mean=(score, "mean"), low=(score, "min"),
+                                               high=(score, "max"))
+                dashed = label in PAIRS_LINE
+                ax.plot(by["x"], by["mean"], "--" if dashed else "-", marker="o", color=colours.get(label),
+                        label=label)
+                ax.fill_between(by["x"], by["low"], by["high"], alpha=0.2, color=colours.get(label))
+            ax.set_xscale("log" if x == "flops" else "linear")
+            ax.set_xlabel("training seconds" if x == "seconds" else "training FLOPs (useful, counted)")
+            ax.set_ylabel("mean transfer score (points)" if score == "transfer" else "mean STS12-16 (Pearson r × 100)")
+            ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle("Equal compute: every objective trained for the same seconds on the same machine")
+    fig.tight_layout()
+    return fig

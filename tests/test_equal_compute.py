@@ -1,0 +1,94 @@
+"""Chapter 06's equal-compute study: budgets, the curve callback, the units and the figure."""
+import numpy as np
+import pytest
+import torch
+
+from reproducer.errors import ReproducerError
+from reproducer.notebook import NotebookRun
+from reproducer.report import equal_compute as ec
+
+
+def fake_unit(line, seed, scores, seconds=(10.0, 20.0), flops=1e6):
+    points = [{"step": 5 * (i + 1), "seconds": s, "flops": 5 * (i + 1) * flops, "transfer": t, "STS": t / 2}
+              for i, (s, t) in enumerate(zip(seconds, scores))]
+    return {"line": line, "seed": seed, "seconds": seconds[-1], "steps": points[-1]["step"], "points": points}
+
+
+def test_budget_preset_trains_for_seconds_only_and_scores_evenly():
+    settings = ec.budget_preset("consensus", "smoke", 30, 3)
+    assert settings.max_seconds == 30.0 and settings.max_steps is None and settings.eval_steps is None
+    assert settings.eval_every == pytest.approx(10.0)
+    # the sizes are the preset's own
+    from reproducer.presets import preset
+    assert settings.identity() == preset("consensus", "smoke").identity()
+    with pytest.raises(ReproducerError, match="at least one point"):
+        ec.budget_preset("consensus", "smoke", 30, 0)
+
+
+def test_every_line_names_a_family_variant():
+    from reproducer.models import family
+
+    for label, (name, variant) in ec.all_lines().items():
+        assert variant in family(name).variants, label
+    assert set(ec.PAIRS_LINE) & set(ec.LINES) == set()
+
+
+def test_ranking_orders_lines_by_their_last_point_mean_over_seeds():
+    units = [fake_unit("A", 0, [50, 60]), fake_unit("A", 1, [50, 64]), fake_unit("B", 0, [55, 70]),
+             fake_unit("B", 1, [55, 68])]
+    table = ec.ranking(units)
+    assert list(table.index) == ["B", "A"]
+    assert table.loc["A", "transfer"] == pytest.approx(62.0)
+    assert table.loc["A", "seed sd"] == pytest.approx(np.std([60, 64], ddof=1))
+    assert table.loc["B", "seeds"] == 2
+    assert list(ec.ranking(units, "STS").index) == ["B", "A"]
+    with pytest.raises(ReproducerError, match="transfer"):
+        ec.ranking(units, "MR")
+    with pytest.raises(ReproducerError, match="train the units"):
+        ec.ranking([{"line": "A", "seed": 0, "seconds": 1, "steps": 1, "points": []}])
+
+
+def test_curve_frame_and_figure_have_a_line_per_objective():
+    units = [fake_unit(label, seed, [40 + seed, 50 + seed]) for label in ec.all_lines() for seed in (0, 1)]
+    frame = ec.curve_frame(units)
+    assert len(frame) == 2 * 2 * len(ec.all_lines())
+    fig = ec.equal_compute_figure(units)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(ec.all_lines())
+    assert fig.axes[1].get_xscale() == "log"  # against FLOPs
+
+
+def test_a_fresh_unsupervised_encoder_sees_weights_that_changed():
+    from reproducer.data.vocab import SPECIALS, Vocabulary
+    from reproducer.encoders.layers import fixed_embedding
+    from reproducer.encoders.multiview import LinearView, ViewSet, recurrent_view
+
+    torch.manual_seed(0)
+    vocab = Vocabulary(list(SPECIALS) + ["a", "good", "film"])
+    embed = fixed_embedding(np.random.default_rng(0).normal(size=(len(vocab), 6)).astype(np.float32))
+    views = ViewSet({"f": recurrent_view(embed, 4), "g": LinearView(embed, 4)}, vocab, "toy", device="cpu")
+    before = views.encode(["a good film"])
+    with torch.no_grad():
+        for p in views.views.parameters():
+            p.add_(1.0)
+    assert np.allclose(views.encode(["a good film"]), before)  # encode keeps its vectors
+    assert not np.allclose(views.unsupervised_encoder().encode(["a good film"]), before)
+
+
+def test_a_unit_trains_scores_and_is_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    study = ec.EqualCompute(NotebookRun("06_comparison", "smoke"), "smoke", 4.0, 2, seeds=1, config="prototype",
+                            transfer=("MRPC",), sts=("STS14",), progress=False)
+    unit = study.unit("mean-max AAE", 0)
+    assert len(unit["points"]) >= 2 and unit["seconds"] >= 4.0
+    assert unit["step_flops"] > 0 and unit["points"][-1]["flops"] == unit["points"][-1]["step"] * unit["step_flops"]
+    last = unit["points"][-1]
+    assert last["transfer"] == pytest.approx(last["MRPC"]) and last["STS"] == pytest.approx(last["STS14"])
+    assert 0 < last["MRPC"] <= 100 and -100 <= last["STS14"] <= 100  # in points
+    # a second run of the chapter trains nothing: the unit is read back
+    again = ec.EqualCompute(NotebookRun("06_comparison", "smoke"), "smoke", 4.0, 2, seeds=1, config="prototype",
+                            transfer=("MRPC",), sts=("STS14",), progress=False)
+    monkeypatch.setattr(ec, "curve_point", lambda *a, **k: pytest.fail("retrained"))
+    assert again.unit("mean-max AAE", 0) == unit
+    with pytest.raises(ReproducerError, match="Unknown line"):
+        again.unit("BERT", 0)
