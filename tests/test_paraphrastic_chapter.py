@@ -196,6 +196,9 @@ class FakeTraining(pt.ParaphraseTraining):
         self.recorded.append(("reweighted",))
         return suite(1)
 
+    def transfer(self, name):
+        return self.run.json(f"eval_{name}", lambda: self.recorded.append(("transfer", name)) or {})
+
 
 def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, monkeypatch):
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
@@ -207,7 +210,7 @@ def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, mon
     grid_records = [r for r in training.recorded if r[0] in pt.VARIANTS]
     assert len(grid_records) == 4 + 2 * 6 and grid_records[:4] == [("PP", label) for label in pt.PP_GRID]
     assert [r for r in training.recorded if r[0] not in pt.VARIANTS] == [
-        ("bins", "PP"), ("neighbours", "PP"), ("reweighted",), ("bins", "LSTM (no o.g.)"),
+        ("bins", "PP"), ("neighbours", "PP"), ("transfer", "PP"), ("reweighted",), ("bins", "LSTM (no o.g.)"),
         ("neighbours", "LSTM (no o.g.)"), ("bins", "LSTM (o.g.)")]  # each model's unit, right after its grid
     assert (tmp_path / "03_paraphrastic/default/grid/LSTM__no_o.g.___lr_0.005.json").is_file()
     grid = training.grid_table()

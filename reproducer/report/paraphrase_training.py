@@ -30,6 +30,8 @@ EXPLORER = ("PP", "LSTM (no o.g.)", "initial vectors")
 TABLE8_QUERIES = ["unlike", "2", "ladies", "lookin", "disagree"]
 #: Table 5: the supervised tasks (ours → the paper's column), its optimisers and its models (ours → paper's).
 TASKS = {"relatedness": "SICK-R", "entailment": "SICK-E", "sentiment": "SST2"}
+#: The tasks every chapter scores its models on at the paper protocol (chapter 06's one table): PP is scored on them too.
+TRANSFER_TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-R", "STS14", "SST2", "SICK-E")
 OPTIMISERS = {"AdaGrad 0.05": {"optimizer": "adagrad", "lr": 0.05}, "Adam 0.001": {"optimizer": "adam", "lr": 0.001}}
 SUPERVISED = {"PP": "word averaging", "DAN": "DAN", "RNN": "RNN", "LSTM (no o.g.)": "LSTM (no o.g.)",
               "LSTM (o.g.)": "LSTM (o.g.)"}
@@ -138,10 +140,21 @@ class ParaphraseTraining:
             self.length_bins(model)
         if explorer and model in EXPLORER:
             self.neighbours(model)
+        if name == "PP" and explorer:
+            self.transfer("PP")
         if name == "PP":
             self.pp_word_table("table8_neighbours", lambda: self.word_neighbours(TABLE8_QUERIES))
             self.pp_word_table("word_weights", self.word_weight_extremes)
             self.run.json("norm_analysis", self.reweighted_suite)
+
+    def transfer(self, name: str):
+        """Model ``name`` on SentEval's transfer tasks and STS14 (:data:`TRANSFER_TASKS`) at the ``paper`` protocol
+        (``smoke``: two tasks, ``prototype``), with per-item outcomes: ``eval_<name>.json``. Wieting et al. report
+        no such scores; chapter 06's one table compares every encoder of the book on them."""
+        from reproducer.report.units import ModelProducts
+
+        tasks, config = (["MRPC", "STS14"], "prototype") if self.smoke else (list(TRANSFER_TASKS), "paper")
+        return ModelProducts(self.run, self.encoder, tasks=tasks, eval_config=config).evaluation(name)
 
     def length_bins(self, name: str) -> pd.DataFrame:
         """Table 7's rows of ``name`` (:func:`~reproducer.report.similarity_tables.length_bin_frame`):
