@@ -1,0 +1,58 @@
+"""Chapter 06's hardware figures: the papers' timings beside ours, as ratios."""
+import json
+
+import numpy as np
+import pytest
+
+from reproducer.errors import ReproducerError
+from reproducer.report import hardware as hw
+
+
+def bench_run(softmax, rate):
+    return {"objective": "quick_thought" if softmax == "in-batch" else "skip_thought", "batch_size": 400, "steps": 10,
+            "sentences_per_second": rate, "peak_memory_bytes": 2**20, "parameters": 1, "softmax": softmax}
+
+
+def write(root, chapter, name, obj):
+    folder = root / chapter / "default"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(json.dumps(obj))
+
+
+def test_quick_thought_speed_up_is_the_mean_of_the_repeats_over_the_papers():
+    repeats = [[bench_run("in-batch", 100), bench_run("exact", 10), bench_run("sampled", 50)],
+               [bench_run("in-batch", 120), bench_run("exact", 10), bench_run("sampled", 40)]]
+    rows = hw.quick_thought_rows({"runs": repeats[0], "repeats": repeats}, "cpu")
+    exact, sampled = rows
+    assert exact["ours"] == pytest.approx(11.0) and sampled["ours"] == pytest.approx(2.5)
+    assert exact["paper's value"] == pytest.approx(31 / 6.5)
+    assert exact["ours / paper"] == pytest.approx(11.0 / (31 / 6.5))
+
+
+def test_consensus_times_are_relative_to_mv_on_both_sides():
+    records = {"MV": {"seconds": 100.0, "step": 500}, "SV-g": {"seconds": 20.0, "step": 500},
+               "MV-ff": {"seconds": 400.0, "step": 1000}}
+    rows = {r["quantity"].split("'")[0]: r for r in hw.consensus_rows(records, "cpu")}
+    assert set(rows) == {"SV-g", "MV-ff"}  # the variants not trained are left out
+    assert rows["SV-g"]["ours"] == pytest.approx(0.2) and rows["SV-g"]["paper's value"] == pytest.approx(1.5 / 8)
+    assert rows["MV-ff"]["ours"] == pytest.approx(2.0) and rows["MV-ff"]["paper's value"] == pytest.approx(17 / 8)
+
+
+def test_hardware_table_reads_what_has_run_and_raises_when_nothing_has(tmp_path):
+    with pytest.raises(ReproducerError, match="No timing"):
+        hw.hardware_table("default", tmp_path)
+    write(tmp_path, "05_mean_max_aae", "timing.json", {"settings": {"hidden": 8, "batch_size": 4}, "runs": [
+        {"objective": o, "minutes_per_1000_batches": m} for o, m in (("aae", 2.0), ("rae", 3.0), ("skip_thought", 4.0))]})
+    table = hw.hardware_table("default", tmp_path)
+    assert list(table.columns) == hw.COLUMNS and len(table) == 3
+    skip = table[table.quantity.str.contains("skip")].iloc[0]
+    assert skip["paper's value"] == pytest.approx(25.9) and skip["ours / paper"] == pytest.approx(4.0 / 25.9)
+    aae = table[table.quantity.str.contains("AAE")].iloc[0]
+    assert np.isnan(aae["paper's value"]) and "2.00× skip-thought's speed" in aae["note"]
+
+
+def test_the_committed_timings_give_a_table_and_a_figure():
+    table = hw.hardware_table("default", "results")
+    assert table["paper"].nunique() >= 2
+    fig = hw.hardware_figure(table)
+    assert fig.axes[0].get_xscale() == "log"
