@@ -1,0 +1,138 @@
+"""Chapter 06's one table: every model of the book (:data:`reproducer.models.MODELS`) with the scores its chapter
+computed at one preset, read from ``results/`` (nothing is trained or encoded here), beside the papers' numbers.
+
+- :func:`evaluation_of`: a model's cached :class:`~reproducer.evaluate.harness.Results` and where it came from.
+- :func:`one_table`: one row per model with scores — paper, chapter, protocol, training seconds and sentences seen,
+  then the main score of every task (accuracy %, correlations × 100; empty where the chapter did not score it).
+- :func:`paper_vs_ours`: every (model, task) pair with a published number, ours beside it (the scatter's data).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: The tasks of the one table, in order (SentEval's transfer tasks, then STS).
+TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15",
+         "STS16", "STSB")
+#: Chapter 04 scores its Table 3 rows on groups; the row that Table 6 scores on the transfer tasks, and where.
+CONSENSUS_TRANSFER = {"MV": ("MV ensemble", "transfer")}
+
+
+def _json(path: Path) -> dict | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
+    """``(results, file)`` for a :class:`~reproducer.models.Model`: its chapter's cached evaluation at ``preset``
+    (chapter 00b's ``<name>.json``, chapter 04's Table 6 row, else ``eval_<name>.json``), or ``(None, None)`` when
+    its chapter did not evaluate it on the tasks."""
+    from reproducer.evaluate import Results
+    from reproducer.notebook import slug
+
+    folder = Path(root) / model.chapter / preset
+    if model.chapter == "00b_baselines":
+        path = folder / f"{slug(model.name)}.json"
+        found = _json(path)
+    elif model.family == "consensus":
+        if model.name not in CONSENSUS_TRANSFER:
+            return None, None
+        row, part = CONSENSUS_TRANSFER[model.name]
+        path = folder / f"eval_{row.replace(' ', '_')}.json"
+        found = (_json(path) or {}).get(part)
+    else:
+        path = folder / f"eval_{slug(model.name)}.json"
+        found = _json(path)
+    if not found or "results" not in found:
+        return None, None
+    return Results.from_json(found), path
+
+
+def training_of(model, preset: str = "default", root: str | Path = "results") -> dict:
+    """Training seconds and sentences (examples) seen of ``model`` from its chapter's training records (a
+    combination sums its parts); empty for a baseline or a model without a record."""
+    from reproducer.notebook import slug
+
+    folder = Path(root) / model.chapter / preset
+    names = model.parts or (model.name,)
+    records = [_json(folder / f"{slug(n)}_training.json") for n in names]
+    if model.family == "baseline" or not all(records):
+        return {}
+    return {"training seconds": sum(r["seconds"] for r in records),
+            "sentences seen": sum(r.get("examples", np.nan) for r in records)}
+
+
+def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS) -> pd.DataFrame:
+    """One row per model of the book whose chapter scored it at ``preset``: paper, chapter, protocol, training seconds,
+    sentences seen, vector size (from the cached results when recorded) and each of ``tasks``' main score in points
+    (accuracy %, correlations × 100), indexed by model name."""
+    from reproducer.evaluate.tasks import TASKS as ALL
+    from reproducer.models import MODELS, PAPERS
+
+    rows = []
+    for model in MODELS.values():
+        results, path = evaluation_of(model, preset, root)
+        if results is None:
+            continue
+        main = results.main_scores()
+        row = {"model": model.name, "paper": PAPERS.get(model.paper, "baseline"), "chapter": model.chapter,
+               "protocol": results.config, **training_of(model, preset, root)}
+        for task in tasks:
+            value = main.get(task, np.nan)
+            row[task] = float(value) * (1.0 if ALL[task].main_metric == "acc" else 100.0)
+        rows.append(row)
+    table = pd.DataFrame(rows).set_index("model")
+    for column in ("training seconds", "sentences seen"):
+        if column not in table:
+            table[column] = np.nan
+    front = ["paper", "chapter", "protocol", "training seconds", "sentences seen"]
+    return table[front + [t for t in tasks]]
+
+
+def paper_vs_ours(table: pd.DataFrame) -> pd.DataFrame:
+    """Every (model, task) of ``table`` (:func:`one_table`) with a published number for that task's main metric
+    (:func:`~reproducer.report.published.published`, the model's published names; the model's own paper first, else
+    the first table that prints it): model, task, paper (the publication), published and ours in points, and their
+    difference."""
+    from reproducer.evaluate.tasks import TASKS as ALL
+    from reproducer.models import published_names
+    from reproducer.report.published import published
+
+    from reproducer.models import MODELS
+
+    rows = []
+    for model in table.index:
+        printed = published(model=published_names(model))
+        own = MODELS[model].paper if model in MODELS else None
+        printed = printed.assign(own=printed.paper == own).sort_values("own", ascending=False, kind="stable")
+        for task in table.columns.intersection(list(ALL)):
+            metric = ALL[task].main_metric
+            match = printed[(printed.task == task) & (printed.metric == metric)]
+            ours = table.loc[model, task]
+            if match.empty or not np.isfinite(ours):
+                continue
+            value = float(match.value.iloc[0])
+            value = value if metric == "acc" or abs(value) > 1 else 100 * value  # correlations in points
+            rows.append({"model": model, "task": task, "paper": match.paper.iloc[0], "published": value,
+                         "ours": ours, "diff": ours - value})
+    return pd.DataFrame(rows, columns=["model", "task", "paper", "published", "ours", "diff"])
+
+
+def paper_vs_ours_figure(pairs: pd.DataFrame):
+    """Published against ours for every (model, task) pair, one colour per paper, the diagonal drawn (on it, ours
+    equals the paper's). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 6))
+    for paper, rows in pairs.groupby("paper", sort=False):
+        ax.scatter(rows["published"], rows["ours"], s=18, alpha=0.8, label=paper)
+    low = float(np.nanmin(pairs[["published", "ours"]].values)) - 5
+    high = float(np.nanmax(pairs[["published", "ours"]].values)) + 5
+    ax.plot([low, high], [low, high], color="grey", lw=1, ls="--", label="ours = paper")
+    ax.set(xlim=(low, high), ylim=(low, high), xlabel="published (points)", ylabel="ours (points)",
+           title=f"Paper vs ours: {len(pairs)} (model, task) pairs")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,68 @@
+"""Chapter 06's one table: every model's cached scores in one frame, and paper vs ours."""
+import json
+
+import numpy as np
+import pytest
+
+from reproducer.report import comparison as cmp
+
+
+def results(encoder, scores, config="paper"):
+    return {"encoder": encoder, "config": config, "results": scores, "seconds": {}, "encode_seconds": {},
+            "sentences": {}}
+
+
+def write(root, chapter, name, obj):
+    folder = root / chapter / "default"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(json.dumps(obj))
+
+
+@pytest.fixture
+def book(tmp_path):
+    write(tmp_path, "00b_baselines", "glove-bow.json", results("glove-bow", {"MR": {"acc": 70.0},
+                                                                            "STS14": {"wmean.pearson": 0.5}}))
+    write(tmp_path, "01_skip_thoughts", "eval_combine-skip.json", results("combine-skip", {"MR": {"acc": 65.0},
+                                                                                           "SICK-R": {"pearson": 0.7}}))
+    write(tmp_path, "01_skip_thoughts", "uni-skip_training.json", {"seconds": 100.0, "examples": 1000})
+    write(tmp_path, "01_skip_thoughts", "bi-skip_training.json", {"seconds": 50.0, "examples": 500})
+    write(tmp_path, "04_consensus", "eval_MV_ensemble.json", {"unsupervised": results("U", {}, "fast"),
+                                                              "transfer": results("MV", {"MR": {"acc": 60.0}})})
+    write(tmp_path, "04_consensus", "eval_SV-f_f.json", {"unsupervised": results("U", {"MR": {"acc": 1.0}}, "fast")})
+    return tmp_path
+
+
+def test_one_table_reads_every_scored_model_in_points(book):
+    table = cmp.one_table("default", book, tasks=("MR", "SICK-R", "STS14"))
+    assert list(table.index) == ["glove-bow", "combine-skip", "MV"]  # the registry's order; SV-f has no transfer row
+    assert table.loc["glove-bow", "STS14"] == pytest.approx(50.0) and np.isnan(table.loc["glove-bow", "SICK-R"])
+    assert table.loc["combine-skip", "SICK-R"] == pytest.approx(70.0)
+    # a combination's training is the sum of its parts'; a baseline has none
+    assert table.loc["combine-skip", "training seconds"] == 150.0 and table.loc["combine-skip", "sentences seen"] == 1500
+    assert np.isnan(table.loc["glove-bow", "training seconds"])
+    assert table.loc["MV", "protocol"] == "paper" and table.loc["MV", "paper"] == "Tang & de Sa 2019"
+
+
+def test_paper_vs_ours_matches_the_main_metric_in_points(book):
+    pairs = cmp.paper_vs_ours(cmp.one_table("default", book))
+    skip = pairs[pairs.model == "combine-skip"].set_index("task")
+    assert skip.loc["SICK-R", "paper"] == "kiros2015" and skip.loc["SICK-R", "published"] == pytest.approx(85.84)
+    assert skip.loc["MR", "diff"] == pytest.approx(65.0 - skip.loc["MR", "published"])
+    glove = pairs[pairs.model == "glove-bow"].set_index("task")
+    assert glove.loc["STS14", "published"] == pytest.approx(54.0)  # SentEval's wmean Pearson, x 100
+    fig = cmp.paper_vs_ours_figure(pairs)
+    assert "pairs" in fig.axes[0].get_title()
+
+
+def test_paper_vs_ours_prefers_the_models_own_paper(book, monkeypatch):
+    import importlib
+
+    import pandas as pd
+
+    published = importlib.import_module("reproducer.report.published")
+    printed = pd.DataFrame({"paper": ["zhang2018", "kiros2015"], "table": ["T2", "T5"], "model": ["combine-skip"] * 2,
+                            "setting": ["", ""], "task": ["MR", "MR"], "metric": ["acc", "acc"], "value": [70.0, 76.5]})
+    monkeypatch.setattr(published, "published", lambda paper=None, model=None: printed)
+    pairs = cmp.paper_vs_ours(cmp.one_table("default", book)).set_index(["model", "task"])
+    assert pairs.loc[("combine-skip", "MR"), "paper"] == "kiros2015"  # a reprint in another paper comes second
+    assert pairs.loc[("combine-skip", "MR"), "published"] == 76.5
