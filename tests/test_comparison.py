@@ -66,3 +66,21 @@ def test_paper_vs_ours_prefers_the_models_own_paper(book, monkeypatch):
     pairs = cmp.paper_vs_ours(cmp.one_table("default", book)).set_index(["model", "task"])
     assert pairs.loc[("combine-skip", "MR"), "paper"] == "kiros2015"  # a reprint in another paper comes second
     assert pairs.loc[("combine-skip", "MR"), "published"] == 76.5
+
+
+def test_best_neighbours_keep_the_shared_queries_and_label_papers(tmp_path):
+    import pandas as pd
+
+    def table(chapter, encoder, queries):
+        folder = tmp_path / chapter / "default"
+        folder.mkdir(parents=True, exist_ok=True)
+        name = encoder.replace(" ", "_")
+        pd.DataFrame([{"query": q, "encoder": encoder, "rank": 1, "neighbour": q + "!", "cosine": 0.5}
+                      for q in queries]).to_csv(folder / f"neighbours_{name}.csv", index=False)
+
+    table("01_skip_thoughts", "combine-skip", ["b", "a", "c"])
+    table("05_mean_max_aae", "mean-max AAE", ["a", "b"])
+    frame = cmp.best_neighbours("default", tmp_path)
+    assert list(dict.fromkeys(frame["query"])) == ["b", "a"]  # shared, in the first table's order
+    assert set(frame["encoder"]) == {"combine-skip (Kiros et al. 2015)", "mean-max AAE (Zhang et al. 2018)"}
+    assert cmp.best_neighbours("quick", tmp_path).empty

@@ -136,3 +136,32 @@ def paper_vs_ours_figure(pairs: pd.DataFrame):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+#: The encoder of each paper shown side by side in the explorer (its headline model; all four search the same held-out
+#: Gutenberg pool): paper -> (chapter, encoder). Chapter 03's models are searched on STS sentences instead (its own
+#: explorer), so the paraphrastic PP is not among them.
+BEST = {"Kiros et al. 2015": ("01_skip_thoughts", "combine-skip"), "Logeswaran & Lee 2018": ("02_quick_thoughts", "MC-QT"),
+        "Tang & de Sa 2019": ("04_consensus", "MV ensemble"), "Zhang et al. 2018": ("05_mean_max_aae", "mean-max AAE")}
+
+
+def best_neighbours(preset: str = "default", root: str | Path = "results", best: dict | None = None) -> pd.DataFrame:
+    """The cached neighbour tables (``neighbours_<encoder>.csv``) of each paper's encoder in ``best`` (default
+    :data:`BEST`) at ``preset``, on the queries they all share, the encoder labelled with its paper; the chapters
+    without a table are left out. Empty when none has one."""
+    from reproducer.notebook import slug
+
+    frames = []
+    for paper, (chapter, encoder) in (best or BEST).items():
+        path = Path(root) / chapter / preset / f"neighbours_{slug(encoder)}.csv"
+        if path.is_file():
+            frame = pd.read_csv(path)
+            frames.append(frame[frame["encoder"] == encoder].assign(encoder=f"{encoder} ({paper})"))
+    if not frames:
+        return pd.DataFrame(columns=["query", "encoder", "rank", "neighbour", "cosine"])
+    shared = set.intersection(*(set(f["query"]) for f in frames))
+    order = [q for q in dict.fromkeys(frames[0]["query"]) if q in shared]
+    out = pd.concat(frames, ignore_index=True)
+    out = out[out["query"].isin(shared)]
+    out["query"] = pd.Categorical(out["query"], categories=order, ordered=True)
+    return out.sort_values(["query"], kind="stable").assign(query=lambda f: f["query"].astype(str)).reset_index(drop=True)
