@@ -99,17 +99,20 @@ def step_flops(family, fitted, n: int = FLOP_BATCHES) -> float:
 
 class EqualCompute:
     """The study in one chapter run: every line of :func:`all_lines` at ``scale``'s sizes, trained for ``seconds``
-    and scored at ``points`` evaluation points by :func:`curve_point` under ``config``, for seeds 0 .. ``seeds``-1.
+    and scored at ``points`` evaluation points by :func:`curve_point` under ``config``, for ``seeds`` seeds from
+    ``first_seed``.
     ``run`` is the notebook's :class:`~reproducer.notebook.NotebookRun`: each (line, seed) is a unit cached in
     ``equal_<line>_seed<k>.json`` (re-executing trains nothing; an interrupted unit resumes from its checkpoint)."""
 
-    def __init__(self, run, scale: str, seconds: float, points: int, *, seeds: int = 2, config: str = "fast",
-                 transfer=TRANSFER, sts=STS, progress: bool = True):
-        self.run, self.scale, self.seconds, self.points, self.seeds = run, scale, seconds, points, seeds
+    def __init__(self, run, scale: str, seconds: float, points: int, *, seeds: int = 2, first_seed: int = 0,
+                 config: str = "fast", transfer=TRANSFER, sts=STS, progress: bool = True):
+        self.run, self.scale, self.seconds, self.points = run, scale, seconds, points
+        self.seeds, self.first_seed = seeds, first_seed
         self.config, self.transfer, self.sts, self.progress = config, tuple(transfer), tuple(sts), progress
 
     def settings_record(self) -> dict:
         return {"scale": self.scale, "seconds": self.seconds, "points": self.points, "seeds": self.seeds,
+                "first_seed": self.first_seed,
                 "config": self.config, "transfer": list(self.transfer), "sts": list(self.sts),
                 "lines": {k: list(v) for k, v in all_lines().items()}}
 
@@ -141,7 +144,8 @@ class EqualCompute:
 
     def all_units(self, lines=None) -> list[dict]:
         """Every (line, seed) unit of ``lines`` (by default all), line by line."""
-        return [self.unit(label, seed) for label in (lines or all_lines()) for seed in range(self.seeds)]
+        return [self.unit(label, seed) for label in (lines or all_lines())
+                for seed in range(self.first_seed, self.first_seed + self.seeds)]
 
 
 def curve_frame(units: list[dict]) -> pd.DataFrame:
