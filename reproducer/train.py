@@ -154,6 +154,7 @@ class TrainLog:
     seconds: float = 0.0
     examples: int = 0
     batches: int | None = None  # None in checkpoints from before multi-process training: equal to step
+    parameters: int | None = None  # the model's trainable parameters (set by fit_module)
 
     def __post_init__(self):
         if self.batches is None:
@@ -520,4 +521,5 @@ def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], 
     fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
                        progress=progress, desc=name, settings=preset.identity(),
                        evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
+    fitted.log.parameters = sum(p.numel() for p in module.parameters() if p.requires_grad)
     return fitted

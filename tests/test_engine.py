@@ -283,3 +283,14 @@ def test_recurrent_encoder_trains_and_encodes_alike():
     with torch.no_grad():
         encoded = encoder(ids, lengths)  # nn.GRU
     torch.testing.assert_close(trained.detach(), encoded, atol=1e-6, rtol=0)
+
+
+def test_fit_module_records_the_trainable_parameters():
+    from reproducer.train import Preset, fit_module
+
+    model = tiny_model()
+    model.embed.weight.requires_grad_(False)  # fixed word vectors are not counted
+    fitted = fit_module(model, None, tiny_batches, Preset(name="t", max_steps=2), name="tiny", device="cpu",
+                        progress=False)
+    expected = sum(p.numel() for p in (*model.rnn.parameters(), *model.head.parameters()))
+    assert fitted.log.parameters == expected and fitted.log.to_dict()["parameters"] == expected

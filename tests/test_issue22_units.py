@@ -51,6 +51,7 @@ def test_items_survive_a_results_file_and_give_back_the_scores():
     assert "_items" not in res.scores["mock-sentiment"] and set(res.items) == {"mock-sentiment", "mock-sts"}
     back = Results.from_json(json.loads(json.dumps(res.to_json())))
     assert back.items == res.items and back.scores == res.scores
+    assert res.dim == 5 and back.dim == 5  # the vector size is recorded (chapter 06's one table)
     correct = back.items["mock-sentiment"]["correct"]
     assert len(correct) == len(rows) and correct[0] == "0"  # every item once, in the task's order
     assert main_score("acc", back.items["mock-sentiment"]) == pytest.approx(res.scores["mock-sentiment"]["acc"], abs=2)

@@ -85,6 +85,7 @@ class Results:
     encode_seconds: dict[str, float] = field(default_factory=dict)
     sentences: dict[str, int] = field(default_factory=dict)
     items: dict[str, dict] = field(default_factory=dict)  # task -> per-item outcomes (reproducer.evaluate.items)
+    dim: int | None = None  # the size of the encoder's vectors
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: one row per (task, metric)."""
@@ -100,7 +101,7 @@ class Results:
     def to_json(self) -> dict:
         return {"encoder": self.encoder, "config": self.config, "results": self.scores,
                 "seconds": self.seconds, "encode_seconds": self.encode_seconds, "sentences": self.sentences,
-                "items": self.items}
+                "items": self.items, "dim": self.dim}
 
     def save(self, path) -> None:
         write_json(path, self.to_json())
@@ -108,7 +109,7 @@ class Results:
     @classmethod
     def from_json(cls, d: dict) -> "Results":
         return cls(d["encoder"], d["config"], d["results"], d.get("seconds", {}), d.get("encode_seconds", {}),
-                   d.get("sentences", {}), d.get("items", {}))
+                   d.get("sentences", {}), d.get("items", {}), d.get("dim"))
 
 
 def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config: str | EvalConfig = "paper",
@@ -132,6 +133,7 @@ def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config
         sentences = sentences_of(data)
         table = encode_unique(encoder, sentences, config.batch_size, progress=progress, task=task.name)
         t1 = time.perf_counter()
+        results.dim = len(next(iter(table.values())))
 
         def embed(batch: list[str]) -> np.ndarray:
             return np.stack([table[s] for s in batch])
