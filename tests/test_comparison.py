@@ -22,10 +22,10 @@ def write(root, chapter, name, obj):
 def book(tmp_path):
     write(tmp_path, "00b_baselines", "glove-bow.json", results("glove-bow", {"MR": {"acc": 70.0},
                                                                             "STS14": {"wmean.pearson": 0.5}}))
-    write(tmp_path, "01_skip_thoughts", "eval_combine-skip.json", results("combine-skip", {"MR": {"acc": 65.0},
-                                                                                           "SICK-R": {"pearson": 0.7}}))
-    write(tmp_path, "01_skip_thoughts", "uni-skip_training.json", {"seconds": 100.0, "examples": 1000})
-    write(tmp_path, "01_skip_thoughts", "bi-skip_training.json", {"seconds": 50.0, "examples": 500})
+    write(tmp_path, "01_skip_thoughts", "eval_combine-skip.json", {**results("combine-skip", {
+        "MR": {"acc": 65.0}, "SICK-R": {"pearson": 0.7}}), "dim": 12})
+    write(tmp_path, "01_skip_thoughts", "uni-skip_training.json", {"seconds": 100.0, "examples": 1000, "parameters": 7})
+    write(tmp_path, "01_skip_thoughts", "bi-skip_training.json", {"seconds": 50.0, "examples": 500, "parameters": 3})
     write(tmp_path, "04_consensus", "eval_MV_ensemble.json", {"unsupervised": results("U", {}, "fast"),
                                                               "transfer": results("MV", {"MR": {"acc": 60.0}})})
     write(tmp_path, "04_consensus", "eval_SV-f_f.json", {"unsupervised": results("U", {"MR": {"acc": 1.0}}, "fast")})
@@ -39,7 +39,9 @@ def test_one_table_reads_every_scored_model_in_points(book):
     assert table.loc["combine-skip", "SICK-R"] == pytest.approx(70.0)
     # a combination's training is the sum of its parts'; a baseline has none
     assert table.loc["combine-skip", "training seconds"] == 150.0 and table.loc["combine-skip", "sentences seen"] == 1500
+    assert table.loc["combine-skip", "parameters"] == 10
     assert np.isnan(table.loc["glove-bow", "training seconds"])
+    assert table.loc["combine-skip", "dimension"] == 12 and np.isnan(table.loc["glove-bow", "dimension"])
     assert table.loc["MV", "protocol"] == "paper" and table.loc["MV", "paper"] == "Tang & de Sa 2019"
 
 

@@ -51,8 +51,9 @@ def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
 
 
 def training_of(model, preset: str = "default", root: str | Path = "results") -> dict:
-    """Training seconds and sentences (examples) seen of ``model`` from its chapter's training records (a
-    combination sums its parts); empty for a baseline or a model without a record."""
+    """Training seconds, sentences (examples) seen and trainable parameters of ``model`` from its chapter's training
+    records (a combination sums its parts; parameters are missing from records written before they were recorded);
+    empty for a baseline or a model without a record."""
     from reproducer.notebook import slug
 
     folder = Path(root) / model.chapter / preset
@@ -61,13 +62,14 @@ def training_of(model, preset: str = "default", root: str | Path = "results") ->
     if model.family == "baseline" or not all(records):
         return {}
     return {"training seconds": sum(r["seconds"] for r in records),
-            "sentences seen": sum(r.get("examples", np.nan) for r in records)}
+            "sentences seen": sum(r.get("examples", np.nan) for r in records),
+            "parameters": sum(r.get("parameters") or np.nan for r in records)}
 
 
 def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS) -> pd.DataFrame:
-    """One row per model of the book whose chapter scored it at ``preset``: paper, chapter, protocol, training seconds,
-    sentences seen, vector size (from the cached results when recorded) and each of ``tasks``' main score in points
-    (accuracy %, correlations × 100), indexed by model name."""
+    """One row per model of the book whose chapter scored it at ``preset``: paper, chapter, protocol, vector size
+    (``dimension``, when its results record it), trainable parameters, training seconds, sentences seen and each of
+    ``tasks``' main score in points (accuracy %, correlations × 100), indexed by model name."""
     from reproducer.evaluate.tasks import TASKS as ALL
     from reproducer.models import MODELS, PAPERS
 
@@ -78,16 +80,16 @@ def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS
             continue
         main = results.main_scores()
         row = {"model": model.name, "paper": PAPERS.get(model.paper, "baseline"), "chapter": model.chapter,
-               "protocol": results.config, **training_of(model, preset, root)}
+               "protocol": results.config, "dimension": results.dim or np.nan, **training_of(model, preset, root)}
         for task in tasks:
             value = main.get(task, np.nan)
             row[task] = float(value) * (1.0 if ALL[task].main_metric == "acc" else 100.0)
         rows.append(row)
     table = pd.DataFrame(rows).set_index("model")
-    for column in ("training seconds", "sentences seen"):
+    for column in ("training seconds", "sentences seen", "parameters"):
         if column not in table:
             table[column] = np.nan
-    front = ["paper", "chapter", "protocol", "training seconds", "sentences seen"]
+    front = ["paper", "chapter", "protocol", "dimension", "parameters", "training seconds", "sentences seen"]
     return table[front + [t for t in tasks]]
 
 
