@@ -63,7 +63,8 @@ def training_of(model, preset: str = "default", root: str | Path = "results") ->
         return {}
     return {"training seconds": sum(r["seconds"] for r in records),
             "sentences seen": sum(r.get("examples", np.nan) for r in records),
-            "parameters": sum(r.get("parameters") or np.nan for r in records)}
+            "parameters": sum(r.get("parameters") or np.nan for r in records),
+            "dimension": sum(r.get("dim") or np.nan for r in records)}  # chapter 02's records carry the vector size
 
 
 def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS) -> pd.DataFrame:
@@ -80,13 +81,14 @@ def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS
             continue
         main = results.main_scores()
         row = {"model": model.name, "paper": PAPERS.get(model.paper, "baseline"), "chapter": model.chapter,
-               "protocol": results.config, "dimension": results.dim or np.nan, **training_of(model, preset, root)}
+               "protocol": results.config, **training_of(model, preset, root)}
+        row["dimension"] = results.dim or row.get("dimension", np.nan)
         for task in tasks:
             value = main.get(task, np.nan)
             row[task] = float(value) * (1.0 if ALL[task].main_metric == "acc" else 100.0)
         rows.append(row)
     table = pd.DataFrame(rows).set_index("model")
-    for column in ("training seconds", "sentences seen", "parameters"):
+    for column in ("training seconds", "sentences seen", "parameters", "dimension"):
         if column not in table:
             table[column] = np.nan
     front = ["paper", "chapter", "protocol", "dimension", "parameters", "training seconds", "sentences seen"]
