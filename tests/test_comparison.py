@@ -48,7 +48,7 @@ def test_one_table_reads_every_scored_model_in_points(book):
 def test_paper_vs_ours_matches_the_main_metric_in_points(book):
     pairs = cmp.paper_vs_ours(cmp.one_table("default", book))
     skip = pairs[pairs.model == "combine-skip"].set_index("task")
-    assert skip.loc["SICK-R", "paper"] == "kiros2015" and skip.loc["SICK-R", "published"] == pytest.approx(85.84)
+    assert skip.loc["SICK-R", "paper"] == "Kiros et al. 2015" and skip.loc["SICK-R", "published"] == pytest.approx(85.84)
     assert skip.loc["MR", "diff"] == pytest.approx(65.0 - skip.loc["MR", "published"])
     glove = pairs[pairs.model == "glove-bow"].set_index("task")
     assert glove.loc["STS14", "published"] == pytest.approx(54.0)  # SentEval's wmean Pearson, x 100
@@ -66,7 +66,7 @@ def test_paper_vs_ours_prefers_the_models_own_paper(book, monkeypatch):
                             "setting": ["", ""], "task": ["MR", "MR"], "metric": ["acc", "acc"], "value": [70.0, 76.5]})
     monkeypatch.setattr(published, "published", lambda paper=None, model=None: printed)
     pairs = cmp.paper_vs_ours(cmp.one_table("default", book)).set_index(["model", "task"])
-    assert pairs.loc[("combine-skip", "MR"), "paper"] == "kiros2015"  # a reprint in another paper comes second
+    assert pairs.loc[("combine-skip", "MR"), "paper"] == "Kiros et al. 2015"  # a reprint in another paper comes second
     assert pairs.loc[("combine-skip", "MR"), "published"] == 76.5
 
 
@@ -82,7 +82,24 @@ def test_best_neighbours_keep_the_shared_queries_and_label_papers(tmp_path):
 
     table("01_skip_thoughts", "combine-skip", ["b", "a", "c"])
     table("05_mean_max_aae", "mean-max AAE", ["a", "b"])
+    # a chapter's one table of all its encoders is read too
+    (tmp_path / "05_mean_max_aae/default/neighbours_mean-max_AAE.csv").rename(
+        tmp_path / "05_mean_max_aae/default/neighbours.csv")
     frame = cmp.best_neighbours("default", tmp_path)
     assert list(dict.fromkeys(frame["query"])) == ["b", "a"]  # shared, in the first table's order
     assert set(frame["encoder"]) == {"combine-skip (Kiros et al. 2015)", "mean-max AAE (Zhang et al. 2018)"}
     assert cmp.best_neighbours("quick", tmp_path).empty
+
+
+def test_an_empty_results_folder_gives_an_empty_table(tmp_path):
+    table = cmp.one_table("default", tmp_path, tasks=("MR",))
+    assert table.empty and list(table.columns)[-1] == "MR"
+    assert cmp.paper_vs_ours(table).empty
+
+
+def test_the_mv_ensemble_is_compared_with_the_papers_closest_setting(book):
+    pairs = cmp.paper_vs_ours(cmp.one_table("default", book)).set_index(["model", "task"])
+    from reproducer.report.published import published
+
+    d1 = published("tang2019", "Multi-view D1").query("task == 'MR' and metric == 'acc'").value.iloc[0]
+    assert pairs.loc[("MV", "MR"), "published"] == d1 and pairs.loc[("MV", "MR"), "paper"] == "Tang & de Sa 2019"

@@ -17,8 +17,9 @@ import pandas as pd
 #: The tasks of the one table, in order (SentEval's transfer tasks, then STS).
 TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15",
          "STS16", "STSB")
-#: Chapter 04 scores its Table 3 rows on groups; the row that Table 6 scores on the transfer tasks, and where.
-CONSENSUS_TRANSFER = {"MV": ("MV ensemble", "transfer")}
+#: Chapter 04 scores its Table 3 rows on groups; the row that Table 6 scores on the transfer tasks, where, and the
+#: published row it is compared with (the paper's closest setting, as chapter 04's Table 6 does).
+CONSENSUS_TRANSFER = {"MV": ("MV ensemble", "transfer", "Multi-view D1")}
 
 
 def _json(path: Path) -> dict | None:
@@ -39,8 +40,8 @@ def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
     elif model.family == "consensus":
         if model.name not in CONSENSUS_TRANSFER:
             return None, None
-        row, part = CONSENSUS_TRANSFER[model.name]
-        path = folder / f"eval_{row.replace(' ', '_')}.json"
+        row, part, _ = CONSENSUS_TRANSFER[model.name]
+        path = folder / f"eval_{slug(row)}.json"
         found = (_json(path) or {}).get(part)
     else:
         path = folder / f"eval_{slug(model.name)}.json"
@@ -87,28 +88,26 @@ def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS
             value = main.get(task, np.nan)
             row[task] = float(value) * (1.0 if ALL[task].main_metric == "acc" else 100.0)
         rows.append(row)
-    table = pd.DataFrame(rows).set_index("model")
-    for column in ("training seconds", "sentences seen", "parameters", "dimension"):
-        if column not in table:
-            table[column] = np.nan
     front = ["paper", "chapter", "protocol", "dimension", "parameters", "training seconds", "sentences seen"]
-    return table[front + [t for t in tasks]]
+    table = pd.DataFrame(rows, columns=["model", *front, *tasks]).set_index("model")
+    return table[front + list(tasks)]
 
 
 def paper_vs_ours(table: pd.DataFrame) -> pd.DataFrame:
     """Every (model, task) of ``table`` (:func:`one_table`) with a published number for that task's main metric
     (:func:`~reproducer.report.published.published`, the model's published names; the model's own paper first, else
-    the first table that prints it): model, task, paper (the publication), published and ours in points, and their
-    difference."""
+    the first table that prints it; chapter 04's MV ensemble against the paper's closest setting): model, task, paper
+    (the publication, cited), published and ours in points, and their difference."""
     from reproducer.evaluate.tasks import TASKS as ALL
     from reproducer.models import published_names
     from reproducer.report.published import published
 
-    from reproducer.models import MODELS
+    from reproducer.models import MODELS, PAPERS
 
     rows = []
     for model in table.index:
-        printed = published(model=published_names(model))
+        names = [CONSENSUS_TRANSFER[model][2]] if model in CONSENSUS_TRANSFER else published_names(model)
+        printed = published(model=names)
         own = MODELS[model].paper if model in MODELS else None
         printed = printed.assign(own=printed.paper == own).sort_values("own", ascending=False, kind="stable")
         for task in table.columns.intersection(list(ALL)):
@@ -119,7 +118,8 @@ def paper_vs_ours(table: pd.DataFrame) -> pd.DataFrame:
                 continue
             value = float(match.value.iloc[0])
             value = value if metric == "acc" or abs(value) > 1 else 100 * value  # correlations in points
-            rows.append({"model": model, "task": task, "paper": match.paper.iloc[0], "published": value,
+            rows.append({"model": model, "task": task, "paper": PAPERS.get(match.paper.iloc[0], match.paper.iloc[0]),
+                         "published": value,
                          "ours": ours, "diff": ours - value})
     return pd.DataFrame(rows, columns=["model", "task", "paper", "published", "ours", "diff"])
 
@@ -150,16 +150,18 @@ BEST = {"Kiros et al. 2015": ("01_skip_thoughts", "combine-skip"), "Logeswaran &
 
 
 def best_neighbours(preset: str = "default", root: str | Path = "results", best: dict | None = None) -> pd.DataFrame:
-    """The cached neighbour tables (``neighbours_<encoder>.csv``) of each paper's encoder in ``best`` (default
-    :data:`BEST`) at ``preset``, on the queries they all share, the encoder labelled with its paper; the chapters
-    without a table are left out. Empty when none has one."""
+    """The cached neighbour tables (``neighbours_<encoder>.csv``, or a chapter's ``neighbours.csv`` of all its
+    encoders) of each paper's encoder in ``best`` (default :data:`BEST`) at ``preset``, on the queries they all share,
+    the encoder labelled with its paper; the chapters without one are left out (compare the labels with ``best``).
+    Empty when none has one."""
     from reproducer.notebook import slug
 
     frames = []
     for paper, (chapter, encoder) in (best or BEST).items():
-        path = Path(root) / chapter / preset / f"neighbours_{slug(encoder)}.csv"
-        if path.is_file():
-            frame = pd.read_csv(path)
+        folder = Path(root) / chapter / preset
+        found = [p for p in (folder / f"neighbours_{slug(encoder)}.csv", folder / "neighbours.csv") if p.is_file()]
+        frame = pd.read_csv(found[0]) if found else pd.DataFrame(columns=["encoder"])
+        if (frame["encoder"] == encoder).any():
             frames.append(frame[frame["encoder"] == encoder].assign(encoder=f"{encoder} ({paper})"))
     if not frames:
         return pd.DataFrame(columns=["query", "encoder", "rank", "neighbour", "cosine"])
