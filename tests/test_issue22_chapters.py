@@ -503,6 +503,9 @@ class UnitTraining(pt.ParaphraseTraining):
         self.calls.append(("table8", tuple(queries)))
         return pd.DataFrame({"word": queries})
 
+    def transfer(self, name):
+        return self.run.json(f"eval_{name}", lambda: self.calls.append(("transfer", name)) or {"encoder": name})
+
     def word_weight_extremes(self, n=12, among=5000):
         self.calls.append(("weights",))
         return pd.DataFrame({"smallest": ["the"], "largest": ["lookin"]})
@@ -578,6 +581,7 @@ def test_paraphrase_units_train_pp_first_and_cache_what_the_constants_name(resul
     assert all(r["overrides"]["negatives"] == "MIX" for r in t.runs["DAN"])
     assert ("bins", ["PP"]) in products and ("table8", tuple(pt.TABLE8_QUERIES)) in t.calls
     assert ("weights",) in t.calls and ("reweighted",) in t.calls  # PP's word-level analyses, PP at hand
+    assert [c for c in t.calls if c[0] == "transfer"] == [("transfer", "PP")]  # PP on the transfer tasks (ch. 06)
     assert t.run.path("table8_neighbours.json").is_file() and t.run.path("norm_analysis.json").is_file()
     t.train_grid()
     assert list(t.best) == ["PP", "DAN"] + [n for n in VARIANTS if n not in ("PP", "DAN")]
@@ -606,6 +610,7 @@ def test_paraphrase_units_without_the_explorer_still_cache_the_length_bins(resul
     t.train_grid(explorer=False)
     t.unit("baselines", explorer=False)
     assert not list(t.run.dir.glob("neighbours_*.csv")) and not [c for c in products if c[0] == "pool"]
+    assert not [c for c in t.calls if c[0] == "transfer"]  # the seeds' runs score PP on the transfer tasks only once
     assert [c[1] for c in products if c[0] == "bins"] == [["PP"], ["LSTM (no o.g.)"], ["LSTM (o.g.)"],
                                                            ["initial vectors"]]
     # at smoke only the first configuration of each grid
