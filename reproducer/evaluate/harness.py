@@ -133,7 +133,8 @@ def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config
         sentences = sentences_of(data)
         table = encode_unique(encoder, sentences, config.batch_size, progress=progress, task=task.name)
         t1 = time.perf_counter()
-        results.dim = len(next(iter(table.values())))
+        if table:  # a task may encode nothing (e.g. a constant test task)
+            results.dim = len(next(iter(table.values())))
 
         def embed(batch: list[str]) -> np.ndarray:
             return np.stack([table[s] for s in batch])
