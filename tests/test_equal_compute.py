@@ -92,3 +92,13 @@ def test_a_unit_trains_scores_and_is_cached(tmp_path, monkeypatch):
     assert again.unit("mean-max AAE", 0) == unit
     with pytest.raises(ReproducerError, match="Unknown line"):
         again.unit("BERT", 0)
+
+
+def test_an_autoencoder_is_scored_with_its_halves_normalised_as_in_chapter_05():
+    from types import SimpleNamespace
+
+    module = SimpleNamespace(normalize_halves=False)
+    fitted = SimpleNamespace(encoder=SimpleNamespace(module=module))
+    assert ec.test_encoder(fitted) is fitted.encoder and module.normalize_halves is True
+    plain = SimpleNamespace(encoder=SimpleNamespace(encode=None))
+    assert ec.test_encoder(plain) is plain.encoder

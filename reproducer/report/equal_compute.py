@@ -60,10 +60,16 @@ def budget_preset(family: str, scale: str, seconds: float, points: int):
 
 
 def test_encoder(fitted):
-    """The encoder a line is scored with while it trains: the family's test-time encoder, for a consensus model the
-    unsupervised ensemble of its views without their vector cache (the views change between points)."""
+    """The encoder a line is scored with while it trains, as its chapter scores it: the family's test-time encoder;
+    for a consensus model the unsupervised ensemble of its views without their vector cache (the views change between
+    points); for an autoencoder its pooled halves each scaled to unit length (chapter 05's ``normalize_halves``, the
+    authors' evaluation code)."""
     fresh = getattr(fitted.encoder, "unsupervised_encoder", None)
-    return fresh() if fresh is not None else fitted.encoder
+    if fresh is not None:
+        return fresh()
+    if hasattr(getattr(fitted.encoder, "module", None), "normalize_halves"):
+        fitted.encoder.module.normalize_halves = True
+    return fitted.encoder
 
 
 def curve_point(config: str = "fast", transfer=TRANSFER, sts=STS) -> Callable[[object, int], dict]:
