@@ -99,5 +99,11 @@ def write_text(path: str | Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def read_json(path: str | Path) -> Any:
+    """The JSON value in ``path``, or ``None`` when there is no such file (a result not computed yet)."""
+    path = Path(path)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def write_json(path: str | Path, obj: Any) -> None:
     write_text(path, json.dumps(obj, indent=1, ensure_ascii=False) + "\n")

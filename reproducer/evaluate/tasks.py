@@ -218,6 +218,12 @@ TASKS: dict[str, Task] = {t.name: t for t in [
 ]}
 
 
+def points_scale(task: str) -> float:
+    """What turns ``task``'s main score into points, the unit of the book's comparisons: 1 for an accuracy (already
+    in %), 100 for a correlation."""
+    return 1.0 if TASKS[task].main_metric == "acc" else 100.0
+
+
 def resolve_tasks(names: str | list[str | Task]) -> list[Task]:
     """Task objects for ``"all"``, a comma-separated string, or a list of names (case-insensitive)
     and :class:`Task` objects (e.g. small mock tasks in tests)."""

@@ -46,7 +46,7 @@ class Evidence:
         self._cache: dict = {}
 
     def score(self, name: str, task: str, replicates: bool = False):
-        from reproducer.evaluate.tasks import TASKS
+        from reproducer.evaluate.tasks import points_scale
 
         key = (name, task, replicates)
         if key not in self._cache:
@@ -59,7 +59,7 @@ class Evidence:
                 if name not in self.results:
                     raise ReproducerError(f"No results of {name} in this evidence (seed {self.seed}).")
                 result = self.results[name]
-                scale = 1.0 if TASKS[task].main_metric == "acc" else 100.0  # correlations in points
+                scale = points_scale(task)
                 if replicates:
                     from reproducer.evaluate.uncertainty import task_replicates
 

@@ -8,11 +8,12 @@ computed at one preset, read from ``results/`` (nothing is trained or encoded he
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from reproducer.io import read_json
 
 #: The tasks of the one table, in order (SentEval's transfer tasks, then STS).
 TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15",
@@ -20,10 +21,6 @@ TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R",
 #: Chapter 04 scores its Table 3 rows on groups; the row that Table 6 scores on the transfer tasks, where, and the
 #: published row it is compared with (the paper's closest setting, as chapter 04's Table 6 does).
 CONSENSUS_TRANSFER = {"MV": ("MV ensemble", "transfer", "Multi-view D1")}
-
-
-def _json(path: Path) -> dict | None:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
@@ -36,16 +33,16 @@ def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
     folder = Path(root) / model.chapter / preset
     if model.chapter == "00b_baselines":
         path = folder / f"{slug(model.name)}.json"
-        found = _json(path)
+        found = read_json(path)
     elif model.family == "consensus":
         if model.name not in CONSENSUS_TRANSFER:
             return None, None
         row, part, _ = CONSENSUS_TRANSFER[model.name]
         path = folder / f"eval_{slug(row)}.json"
-        found = (_json(path) or {}).get(part)
+        found = (read_json(path) or {}).get(part)
     else:
         path = folder / f"eval_{slug(model.name)}.json"
-        found = _json(path)
+        found = read_json(path)
     if not found or "results" not in found:
         return None, None
     return Results.from_json(found), path
@@ -59,7 +56,7 @@ def training_of(model, preset: str = "default", root: str | Path = "results") ->
 
     folder = Path(root) / model.chapter / preset
     names = model.parts or (model.name,)
-    records = [_json(folder / f"{slug(n)}_training.json") for n in names]
+    records = [read_json(folder / f"{slug(n)}_training.json") for n in names]
     if model.family == "baseline" or not all(records):
         return {}
     return {"training seconds": sum(r["seconds"] for r in records),
@@ -72,7 +69,7 @@ def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS
     """One row per model of the book whose chapter scored it at ``preset``: paper, chapter, protocol, vector size
     (``dimension``, when its results record it), trainable parameters, training seconds, sentences seen and each of
     ``tasks``' main score in points (accuracy %, correlations × 100), indexed by model name."""
-    from reproducer.evaluate.tasks import TASKS as ALL
+    from reproducer.evaluate.tasks import points_scale
     from reproducer.models import MODELS, PAPERS
 
     rows = []
@@ -86,7 +83,7 @@ def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS
         row["dimension"] = results.dim or row.get("dimension", np.nan)
         for task in tasks:
             value = main.get(task, np.nan)
-            row[task] = float(value) * (1.0 if ALL[task].main_metric == "acc" else 100.0)
+            row[task] = float(value) * points_scale(task)
         rows.append(row)
     front = ["paper", "chapter", "protocol", "dimension", "parameters", "training seconds", "sentences seen"]
     table = pd.DataFrame(rows, columns=["model", *front, *tasks]).set_index("model")

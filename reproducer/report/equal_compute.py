@@ -77,7 +77,7 @@ def curve_point(config: str = "fast", transfer=TRANSFER, sts=STS) -> Callable[[o
     points: accuracy %, SICK-R Pearson × 100) under the ``config`` protocol, ``STS`` (mean weighted Pearson r × 100
     over ``sts``, cosine: nothing is trained) and each task's score."""
     from reproducer.evaluate.harness import evaluate
-    from reproducer.evaluate.tasks import TASKS
+    from reproducer.evaluate.tasks import points_scale
 
     transfer, sts = list(transfer), list(sts)
 
@@ -88,7 +88,7 @@ def curve_point(config: str = "fast", transfer=TRANSFER, sts=STS) -> Callable[[o
             main.update(evaluate(encoder, transfer, config, progress=False).main_scores())
         if sts:
             main.update(evaluate(encoder, sts, config, progress=False).main_scores())
-        points = {t: float(v) * (1.0 if TASKS[t].main_metric == "acc" else 100.0) for t, v in main.items()}
+        points = {t: float(v) * points_scale(t) for t, v in main.items()}
         return {"transfer": float(np.mean([points[t] for t in transfer])) if transfer else float("nan"),
                 "STS": float(np.mean([points[t] for t in sts])) if sts else float("nan"), **points}
 

@@ -8,13 +8,13 @@ chapter 04's training records (``<variant>_training.json``) and chapter 05's tim
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.io import read_json
 
 #: Chapter 04's variants timed against MV (Tang & de Sa Table 3's training hours, equal data for every variant).
 CONSENSUS_VARIANTS = ("SV-f", "SV-g", "MV-ff", "MV-gg")
@@ -23,11 +23,6 @@ CONSENSUS_ROWS = {"MV": "MV ensemble", "SV-f": "SV-f f", "SV-g": "SV-g g", "MV-f
                   "MV-gg": "MV-gg ensemble"}
 COLUMNS = ["paper", "figure", "quantity", "paper's value", "paper's hardware", "ours", "our hardware",
            "ours / paper", "note"]
-
-
-def _read(root: Path, chapter: str, preset: str, name: str) -> dict | None:
-    path = root / chapter / preset / name
-    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def quick_thought_rows(bench: dict, hardware: str) -> list[dict]:
@@ -99,13 +94,13 @@ def hardware_table(preset: str = "default", root: str | Path = "results", hardwa
     not yet run are left out. Raises when none has run."""
     root = Path(root)
     rows = []
-    bench = _read(root, "02_quick_thoughts", preset, "throughput_benchmark.json")
+    bench = read_json(root / "02_quick_thoughts" / preset / "throughput_benchmark.json")
     if bench:
         rows += quick_thought_rows(bench, hardware)
-    records = {v: r for v in CONSENSUS_ROWS if (r := _read(root, "04_consensus", preset, f"{v}_training.json"))}
+    records = {v: r for v in CONSENSUS_ROWS if (r := read_json(root / "04_consensus" / preset / f"{v}_training.json"))}
     if "MV" in records:
         rows += consensus_rows(records, hardware)
-    timing = _read(root, "05_mean_max_aae", preset, "timing.json")
+    timing = read_json(root / "05_mean_max_aae" / preset / "timing.json")
     if timing:
         rows += autoencoder_rows(timing, hardware)
     if not rows:
