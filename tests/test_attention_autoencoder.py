@@ -1,6 +1,8 @@
 """Mean-max attention autoencoder (Zhang et al. 2018): shapes, masking, parameter count, causality, the loss."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -227,6 +229,14 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     np.testing.assert_allclose(x[0], expected, atol=1e-5)
     halves = sentence_encoder(model, vocab, "normalised", normalize_halves=True).encode(sentences)
     np.testing.assert_allclose(np.linalg.norm(halves.reshape(5, k, 8), axis=-1), 1.0, atol=1e-5)
+    # trained with normalize_halves, the test-time encoder (also the one the evaluation points see) pools that way
+    seen = []
+    normalised = fit_autoencoder(variant, dataclasses.replace(preset, max_steps=10),
+                                 TrainingData(TokenizedCorpus.from_corpus(corpus, vocab), vocab, table), progress=False,
+                                 normalize_halves=True, evaluate=lambda f, step: seen.append(f.encoder.encode(sentences))
+                                 or {"dim": 1})
+    assert normalised.encoder.module.normalize_halves and not encoder.module.normalize_halves
+    np.testing.assert_allclose(np.linalg.norm(seen[-1].reshape(5, k, 8), axis=-1), 1.0, atol=1e-5)
     path = tmp_path / "aae.encoder.pt"
     encoder.save(path)
     np.testing.assert_allclose(load_encoder(path).encode(sentences), x, atol=1e-5)

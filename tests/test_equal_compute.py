@@ -94,11 +94,27 @@ def test_a_unit_trains_scores_and_is_cached(tmp_path, monkeypatch):
         again.unit("BERT", 0)
 
 
-def test_an_autoencoder_is_scored_with_its_halves_normalised_as_in_chapter_05():
+def test_an_autoencoder_is_trained_with_its_halves_normalised_as_in_chapter_05(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    module = SimpleNamespace(normalize_halves=False)
-    fitted = SimpleNamespace(encoder=SimpleNamespace(module=module))
-    assert ec.test_encoder(fitted) is fitted.encoder and module.normalize_halves is True
+    from reproducer import models
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    options = {}
+
+    class Stop(Exception):
+        pass
+
+    def fit(self, variant, preset, data, **kwargs):
+        options[self.name] = kwargs
+        raise Stop
+
+    monkeypatch.setattr(models.Family, "fit", fit)
+    monkeypatch.setattr(models.Family, "training_data", lambda self, variant, preset: None)
+    study = ec.EqualCompute(NotebookRun("06_comparison", "smoke"), "smoke", 4.0, 2, seeds=1, progress=False)
+    for label in ("mean-max RAE", "Quick-Thoughts (uni-QT)"):
+        with pytest.raises(Stop):
+            study.unit(label, 0)
+    assert options["autoencoder"]["normalize_halves"] is True and "normalize_halves" not in options["quick-thought"]
     plain = SimpleNamespace(encoder=SimpleNamespace(encode=None))
     assert ec.test_encoder(plain) is plain.encoder

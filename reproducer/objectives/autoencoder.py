@@ -248,12 +248,12 @@ def held_out_data(variant: str, preset: AutoencoderPreset, data):
 
 
 def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
-                    device=None, progress: bool = True):
+                    device=None, progress: bool = True, normalize_halves: bool = False):
     """Train one variant on unordered sentences of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`:
     ids of ``data.vocab``, the output words first; row ``i`` of ``data.vectors`` the fixed vector of word ``i``);
     resume from ``checkpoint`` when present. ``evaluate(fitted, step) -> dict`` is called at the preset's evaluation
-    points. Returns a :class:`~reproducer.train.Fitted` (the encoder without ``normalize_halves``: set it on
-    ``fitted.encoder.module`` or load the bundle with it)."""
+    points. Returns a :class:`~reproducer.train.Fitted` whose test-time encoder (also the one ``evaluate`` sees) pools
+    with ``normalize_halves`` (each pooled half scaled to unit length, as the authors' evaluation code)."""
     from reproducer.runtime import default_device, seed_everything
     from reproducer.train import fit_module
 
@@ -266,7 +266,7 @@ def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint
     model = build_autoencoder(variant, preset, np.asarray(vectors, dtype=np.float32))
     device = default_device(device)
     model.to(device)
-    encoder = sentence_encoder(model, vocab, variant, device=device)
+    encoder = sentence_encoder(model, vocab, variant, normalize_halves=normalize_halves, device=device)
     return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
                       seed=seed, device=device, progress=progress)
 

@@ -139,15 +139,13 @@ def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: 
     from reproducer.objectives.autoencoder import fit_autoencoder
 
     def point(fitted, step):
-        fitted.encoder.module.normalize_halves = normalize_halves
         return curve_point(fitted.module, fitted.encoder, data.held_out())
 
     def fit(checkpoint):
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        fitted = fit_autoencoder(name, data.preset, data.training_data(), checkpoint=checkpoint, seed=data.seed,
-                                 progress=progress, evaluate=point if name in curves else None)
-        fitted.encoder.module.normalize_halves = normalize_halves
-        return fitted
+        return fit_autoencoder(name, data.preset, data.training_data(), checkpoint=checkpoint, seed=data.seed,
+                               progress=progress, evaluate=point if name in curves else None,
+                               normalize_halves=normalize_halves)
 
     return run.model(name, fit)
 

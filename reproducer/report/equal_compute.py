@@ -38,6 +38,9 @@ PAIRS_LINE = {"paraphrastic PP (pairs)": ("paraphrastic", "PP")}
 TRANSFER = ("SICK-R", "MRPC", "MR", "CR", "SUBJ", "MPQA")
 #: The STS years whose mean is the second score (cosine, weighted-mean Pearson r).
 STS = ("STS12", "STS13", "STS14", "STS15", "STS16")
+#: What each family is trained with beyond its preset, as its chapter trains it: the autoencoders' test-time encoder
+#: scales each pooled half to unit length (chapter 05's ``normalize_halves``, the authors' evaluation code).
+FIT_OPTIONS = {"autoencoder": {"normalize_halves": True}}
 #: How many batches estimate a step's FLOPs.
 FLOP_BATCHES = 8
 
@@ -60,16 +63,11 @@ def budget_preset(family: str, scale: str, seconds: float, points: int):
 
 
 def test_encoder(fitted):
-    """The encoder a line is scored with while it trains, as its chapter scores it: the family's test-time encoder;
-    for a consensus model the unsupervised ensemble of its views without their vector cache (the views change between
-    points); for an autoencoder its pooled halves each scaled to unit length (chapter 05's ``normalize_halves``, the
-    authors' evaluation code)."""
+    """The encoder a line is scored with while it trains, as its chapter scores it: the family's test-time encoder
+    (an autoencoder's pools its halves each scaled to unit length: :data:`FIT_OPTIONS`); for a consensus model the
+    unsupervised ensemble of its views without their vector cache (the views change between points)."""
     fresh = getattr(fitted.encoder, "unsupervised_encoder", None)
-    if fresh is not None:
-        return fresh()
-    if hasattr(getattr(fitted.encoder, "module", None), "normalize_halves"):
-        fitted.encoder.module.normalize_halves = True
-    return fitted.encoder
+    return fresh() if fresh is not None else fitted.encoder
 
 
 def curve_point(config: str = "fast", transfer=TRANSFER, sts=STS) -> Callable[[object, int], dict]:
@@ -139,7 +137,8 @@ class EqualCompute:
             data = family.training_data(variant, settings)
             scorer = curve_point(self.config, self.transfer, self.sts)
             fitted = self.run.model(name, lambda checkpoint: family.fit(
-                variant, settings, data, checkpoint=checkpoint, evaluate=scorer, seed=seed, progress=self.progress))
+                variant, settings, data, checkpoint=checkpoint, evaluate=scorer, seed=seed, progress=self.progress,
+                **FIT_OPTIONS.get(family_name, {})))
             flops = step_flops(family, fitted)
             points = [{**e, "flops": e["step"] * flops} for e in fitted.log.evals]
             return {"line": label, "family": family_name, "variant": variant, "seed": seed,
