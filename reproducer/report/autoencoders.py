@@ -13,7 +13,6 @@
 """
 from __future__ import annotations
 
-import json
 from typing import Callable
 
 import numpy as np
@@ -71,10 +70,11 @@ def earlier_results(run, chapter: str, name: str):
     """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` stored by an earlier ``chapter`` in the folder
     of the same name as ``run``'s (the same preset, seed and parameters), or ``None`` when it has none."""
     from reproducer.evaluate import Results
+    from reproducer.io import read_json
     from reproducer.notebook import results_root, slug
 
-    path = results_root() / chapter / run.dir.name / f"eval_{slug(name)}.json"
-    return Results.from_json(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None
+    found = read_json(results_root() / chapter / run.dir.name / f"eval_{slug(name)}.json")
+    return None if found is None else Results.from_json(found)
 
 
 def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
