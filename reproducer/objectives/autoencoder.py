@@ -61,7 +61,8 @@ class AutoencoderPreset(Preset):
 PRESETS: dict[str, AutoencoderPreset] = {p.name: p for p in [
     AutoencoderPreset(name="smoke", max_books=3, vocab_size=2000, d_model=16, d_ff=32, heads=2, word2vec_dim=32,
                       batch_size=16, max_steps=20, eval_steps=10),
-    # CPU-sized: the 10k-way softmax dominates a step (0.3 s on 2 cores); 300 steps = 19,200 sentences per variant
+    # CPU-sized: the 10k-way softmax dominates a step (about 0.2 s on 2 idle cores: 300 steps in 63-72 s); 300 steps =
+    # 19,200 sentences per variant
     AutoencoderPreset(name="quick", max_books=None, vocab_size=10000, d_model=256, d_ff=512, max_steps=300,
                       eval_steps=100, eval_config="paper"),
     # quick's sizes for 5,000 batches per variant, 29% of an epoch (17,006 batches of 64): the six variants train on
