@@ -1,9 +1,10 @@
 """Named, frozen configurations per model family and scale: what every family shares, and the one lookup.
 
 - ``smoke``: seconds, for tests and CI (a few books, tiny sizes).
-- ``quick``: minutes per model on a 2-core CPU (about 20-40 minutes per chapter): a student's path to regenerate a
+- ``quick``: minutes per model on a 2-core CPU (about 25-70 minutes per chapter): a student's path to regenerate a
   table. The sizes of ``default``, trained 10-20× shorter: most models are still near their initialisation.
-- ``default``: what the committed book shows, at most 2.5 hours per chapter on a 2-core CPU: the sizes of ``quick``,
+- ``default``: what the committed book shows, 2.5 to 5 hours per chapter on a 2-core CPU with the claims' quick
+  seeds (each notebook's parameters cell states its measured cost): the sizes of ``quick``,
   each model trained until its held-out loss flattens or for about an epoch of our corpus (each chapter states its
   models' budgets and why). Smaller than the papers' models and trained for tens of minutes, not days: every chapter
   states the gap.

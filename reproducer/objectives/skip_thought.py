@@ -61,7 +61,7 @@ PRESETS: dict[str, SkipThoughtPreset] = {p.name: p for p in [
                       decoder_hidden=600, n_sampled=1024, max_seconds=360, eval_every=60, eval_config="paper"),
     # quick's sizes for 45 minutes each (uni-skip and bi-skip, equal for their comparison): uni-skip's STS14 curve
     # rises to 0.44 at 34 minutes and 0.46 at 52-57, then barely moves (results/bench/uniskip_curve_default.json);
-    # at 90 sentences/s 45 minutes are a sixth of an epoch, the most two models and their seeds fit in 2.5 hours
+    # at 90 sentences/s 45 minutes are a sixth of an epoch; the chapter with its evaluations and seeds takes about 4 hours
     SkipThoughtPreset(name="default", max_books=None, vocab_size=20000, word_dim=300, uni_hidden=600, bi_hidden=300,
                       decoder_hidden=600, n_sampled=1024, max_seconds=2700, eval_every=300, eval_config="paper"),
     # uni-skip: 30,396 TFLOP per epoch of our corpus (11,377 batches of 128, exact softmax over 20k words): 5 min at a
