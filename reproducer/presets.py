@@ -3,7 +3,7 @@
 - ``smoke``: seconds, for tests and CI (a few books, tiny sizes).
 - ``quick``: minutes per model on a 2-core CPU (about 25-70 minutes per chapter): a student's path to regenerate a
   table. The sizes of ``default``, trained 10-20× shorter: most models are still near their initialisation.
-- ``default``: what the committed book shows, 2.5 to 5 hours per chapter on a 2-core CPU with the claims' quick
+- ``default``: what the committed book shows, 2 to 5 hours per chapter on a 2-core CPU with the claims' quick
   seeds (each notebook's parameters cell states its measured cost): the sizes of ``quick``,
   each model trained until its held-out loss flattens or for about an epoch of our corpus (each chapter states its
   models' budgets and why). Smaller than the papers' models and trained for tens of minutes, not days: every chapter
