@@ -429,15 +429,16 @@ class NotebookRun:
             self._models[name] = fitted
         return self._models[name]
 
-    def encoder(self, name: str):
-        """The trained encoder of model ``name``: this kernel's, else its saved bundle; ``None`` if neither exists
-        (then only training makes it)."""
+    def encoder(self, name: str, **options):
+        """The trained encoder of model ``name``: this kernel's, else its saved bundle (loaded with the kind's
+        ``options``, e.g. ``view="all"`` for a consensus model's :class:`~reproducer.encoders.multiview.ViewSet`, what
+        this kernel's model is); ``None`` if neither exists (then only training makes it)."""
         if name in self._models:
             return self._models[name].encoder
         if self.bundle_path(name).is_file():
             from reproducer.encoders.bundles import load_encoder
 
-            return load_encoder(self.bundle_path(name))
+            return load_encoder(self.bundle_path(name), **options)
         return None
 
     def has_model(self, *names: str) -> bool:

@@ -210,6 +210,32 @@ def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path, books):
                                sup["ensemble"].encode(sentences), atol=1e-6)
     with pytest.raises(ReproducerError, match="views"):
         load_encoder(path, view="f2")
+    # view="all": the ViewSet itself, what a chapter reads its rows from in a later kernel (no checkpoint needed)
+    views = load_encoder(path, view="all")
+    assert sorted(views.views) == ["f", "g"]
+    np.testing.assert_allclose(views.encoders("unsupervised")["f"].encode(sentences), x, atol=1e-6)
+
+
+def test_a_later_kernel_reads_a_consensus_row_from_the_saved_views(tmp_path, monkeypatch, books):
+    """A notebook executed again (a new kernel, the training checkpoint gone) encodes Table 3's rows from the saved
+    bundle: the variant's ViewSet, never retraining it."""
+    from reproducer.notebook import NotebookRun
+    from reproducer.report import multiview as mv
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    corpus, vocab, vectors, tokenized = small_setup(books)
+    settings = preset("consensus", "smoke", dim=8, batch_size=9, max_steps=5)
+    fitted = fit_consensus("MV", settings, TrainingData(tokenized, vocab, vectors), progress=False)
+    run = NotebookRun("04_consensus", "smoke")
+    fitted.encoder.save(run.bundle_path("MV"))
+    models = mv.ConsensusModels(NotebookRun("04_consensus", "smoke"), settings, groups={"U": ["STS14"], "S": [], "B": [], "M": []},
+                                progress=False)
+    models.fit = lambda *a, **k: pytest.fail("the saved views must be used, not retrained")
+    sentences = corpus.sentences[:6]
+    expected = fitted.encoder.encoders("unsupervised")
+    np.testing.assert_allclose(models.trained("MV f").encode(sentences), expected["f"].encode(sentences), atol=1e-6)
+    np.testing.assert_allclose(models.trained("MV ensemble").encode(sentences),
+                               expected["ensemble"].encode(sentences), atol=1e-6)
 
 
 def test_unknown_variant_and_mismatched_vectors_are_refused(books):

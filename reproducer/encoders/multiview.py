@@ -206,7 +206,7 @@ class ViewSet:
     @classmethod
     def from_bundle(cls, bundle: dict, device=None, *, view: str | None = None, pooling: str = "unsupervised"):
         """The encoder of one view (or ``"ensemble"``; by default the ensemble, or the only view of a single-view
-        variant) under a pooling rule."""
+        variant) under a pooling rule; ``view="all"``: the :class:`ViewSet` itself (every view, either rule)."""
         from reproducer.data.vocab import Vocabulary
         from reproducer.runtime import default_device
 
@@ -215,6 +215,8 @@ class ViewSet:
                     Vocabulary(bundle["vocab"]), bundle["name"], device=device)
         views.views.load_state_dict(bundle["state_dict"])
         views.views.to(device)
+        if view == "all":
+            return views
         encoders = views.encoders(pooling)
         view = view or ("ensemble" if "ensemble" in encoders else next(iter(encoders)))
         if view not in encoders:

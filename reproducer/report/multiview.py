@@ -327,7 +327,7 @@ class ConsensusModels(ChapterModels):
     def viewset(self, name: str):
         """Variant ``name``'s trained views (a :class:`~reproducer.encoders.multiview.ViewSet`): this kernel's, its
         saved bundle, else :meth:`fit`'s."""
-        return self.run.encoder(name) or self.fit(name).encoder
+        return self.run.encoder(name, view="all") or self.fit(name).encoder
 
     def trained(self, name: str):
         """The unsupervised encoder of a Table 3 row, or the average of the fixed word vectors (``word2vec avg``)."""
