@@ -419,11 +419,22 @@ class NotebookRun:
         trains, resuming from ``checkpoint`` (deleted first with ``retrain``) — whose encoder bundle is then saved
         for ``python -m reproducer evaluate --encoder``. Returns what ``fit`` returned (a
         :class:`~reproducer.train.Fitted`). Cached results of a model are read with :meth:`json`, so a re-executed
-        notebook trains nothing; :meth:`has_model` says whether its encoder can be had without training."""
+        notebook trains nothing; :meth:`has_model` says whether its encoder can be had without training.
+
+        A model whose training record ``<name>_training.json`` is reused but whose checkpoint is gone raises instead of
+        training again: a new run (a time budget, another machine) would be another model than the one its cached
+        results describe."""
         if name not in self._models:
             state = model_files(self.dir, name)["train"]
             if self.retrain:
                 state.unlink(missing_ok=True)
+            record = f"{slug(name)}_training.json"
+            if not state.is_file() and self.reusable(record):
+                raise ReproducerError(
+                    f"{name}: its results are cached ({self.path(record)}) but its checkpoint is gone, and a result "
+                    f"that needs the model is not cached. Training it again would give another model than the one "
+                    f"those results describe: delete {record} and the model's other cached results in {self.dir} to "
+                    f"train it again as a whole unit (or execute with -p retrain true).")
             fitted = fit(state)
             fitted.encoder.save(self.bundle_path(name))
             self._models[name] = fitted

@@ -173,3 +173,25 @@ def test_a_model_is_trained_once_and_its_bundle_saved(results):
     assert checkpoints == [run.path("checkpoints/MC-QT_400d.train.pt")]
     assert run.bundle_path("MC-QT 400d").read_text() == "bundle" and run.has_model("MC-QT 400d")
     assert run.encoder("MC-QT 400d") is fitted.encoder and run.encoder("uni-skip") is None
+
+
+def test_a_model_with_cached_results_and_no_checkpoint_is_not_silently_retrained(results):
+    """A later kernel that needs the model of a reused training record whose checkpoint is gone raises (a new
+    training run would be another model than the cached results describe); without a record it trains."""
+    import torch
+
+    from reproducer.train import Fitted
+
+    class Toy:
+        def save(self, path):
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text("bundle")
+
+    NotebookRun("01_first", "smoke").json("uni-skip_training", lambda: {"step": 10})
+    later = NotebookRun("01_first", "smoke")
+    with pytest.raises(ReproducerError, match="uni-skip: its results are cached .* checkpoint is gone"):
+        later.model("uni-skip", lambda ckpt: Fitted(Toy(), torch.nn.Linear(1, 1)))
+    fitted = Fitted(Toy(), torch.nn.Linear(1, 1))
+    assert later.model("bi-skip", lambda ckpt: fitted) is fitted  # no cached record: it trains
+    later.path("checkpoints/uni-skip.train.pt").write_text("a checkpoint")  # a checkpoint: fit resumes from it
+    assert later.model("uni-skip", lambda ckpt: fitted) is fitted
