@@ -64,6 +64,11 @@ def slug(name: str) -> str:
     return name.replace("(", "").replace(")", "").replace(" ", "_")
 
 
+def training_record_name(name: str) -> str:
+    """The name of model ``name``'s training record in its results folder (without ``.json``)."""
+    return f"{slug(name)}_training"
+
+
 def model_files(folder: str | Path, name: str) -> dict[str, Path]:
     """Model ``name``'s git-ignored files under a results folder: ``train`` (the training checkpoint, resumable),
     ``encoder`` (the encoder bundle) and ``log`` (``python -m reproducer train``'s log), all in ``checkpoints/``. The one
@@ -421,14 +426,14 @@ class NotebookRun:
         :class:`~reproducer.train.Fitted`). Cached results of a model are read with :meth:`json`, so a re-executed
         notebook trains nothing; :meth:`has_model` says whether its encoder can be had without training.
 
-        A model whose training record ``<name>_training.json`` is reused but whose checkpoint is gone raises instead of
+        A model whose training record (:meth:`training_record`) is reused but whose checkpoint is gone raises instead of
         training again: a new run (a time budget, another machine) would be another model than the one its cached
         results describe."""
         if name not in self._models:
             state = model_files(self.dir, name)["train"]
             if self.retrain:
                 state.unlink(missing_ok=True)
-            record = f"{slug(name)}_training.json"
+            record = f"{training_record_name(name)}.json"
             if not state.is_file() and self.reusable(record):
                 raise ReproducerError(
                     f"{name}: its results are cached ({self.path(record)}) but its checkpoint is gone, and a result "
@@ -439,6 +444,11 @@ class NotebookRun:
             fitted.encoder.save(self.bundle_path(name))
             self._models[name] = fitted
         return self._models[name]
+
+    def training_record(self, name: str, compute: Callable[[], dict]) -> dict:
+        """Model ``name``'s training record, ``<name>_training.json`` (:meth:`json`; ``compute`` trains it when
+        needed): the file :meth:`model` checks before training a model again."""
+        return self.json(training_record_name(name), compute)
 
     def encoder(self, name: str, **options):
         """The trained encoder of model ``name``: this kernel's, else its saved bundle (loaded with the kind's

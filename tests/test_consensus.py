@@ -228,8 +228,8 @@ def test_a_later_kernel_reads_a_consensus_row_from_the_saved_views(tmp_path, mon
     fitted = fit_consensus("MV", settings, TrainingData(tokenized, vocab, vectors), progress=False)
     run = NotebookRun("04_consensus", "smoke")
     fitted.encoder.save(run.bundle_path("MV"))
-    models = mv.ConsensusModels(NotebookRun("04_consensus", "smoke"), settings, groups={"U": ["STS14"], "S": [], "B": [], "M": []},
-                                progress=False)
+    groups = {"U": ["STS14"], "S": [], "B": [], "M": []}
+    models = mv.ConsensusModels(NotebookRun("04_consensus", "smoke"), settings, groups=groups, progress=False)
     models.fit = lambda *a, **k: pytest.fail("the saved views must be used, not retrained")
     sentences = corpus.sentences[:6]
     expected = fitted.encoder.encoders("unsupervised")

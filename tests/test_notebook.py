@@ -152,18 +152,20 @@ def test_earlier_chapters_are_read_by_name_with_a_clear_error(results):
     assert NotebookRun("01_first", "default").earlier("01_first", "eval_combine-skip", default={}) == {}  # per preset
 
 
+class Toy:
+    """An encoder whose bundle is a line of text."""
+    name = "toy"
+
+    def save(self, path):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text("bundle")
+
+
 def test_a_model_is_trained_once_and_its_bundle_saved(results):
     import torch
 
     from reproducer.notebook import slug
     from reproducer.train import Fitted
-
-    class Toy:
-        name = "toy"
-
-        def save(self, path):
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text("bundle")
 
     run, checkpoints = NotebookRun("01_first", "smoke"), []
     fitted = Fitted(Toy(), torch.nn.Linear(1, 1))
@@ -181,11 +183,6 @@ def test_a_model_with_cached_results_and_no_checkpoint_is_not_silently_retrained
     import torch
 
     from reproducer.train import Fitted
-
-    class Toy:
-        def save(self, path):
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text("bundle")
 
     NotebookRun("01_first", "smoke").json("uni-skip_training", lambda: {"step": 10})
     later = NotebookRun("01_first", "smoke")

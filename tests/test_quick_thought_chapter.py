@@ -35,6 +35,11 @@ class _FakeRun:
             self.stored[name] = compute()
         return self.stored[name]
 
+    def training_record(self, name, compute):
+        from reproducer.notebook import training_record_name
+
+        return self.json(training_record_name(name), compute)
+
     def encoder(self, name):
         return f"saved {name}" if name in self.saved else None
 

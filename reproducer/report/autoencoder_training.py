@@ -241,9 +241,7 @@ class AutoencoderModels(ChapterModels):
 
     def record(self, name: str) -> dict:
         """Variant ``name``'s :func:`training_record`: ``<name>_training.json`` if cached."""
-        from reproducer.notebook import slug
-
-        return self.run.json(f"{slug(name)}_training", lambda: training_record(self.fit(name), self.data))
+        return self.run.training_record(name, lambda: training_record(self.fit(name), self.data))
 
     def trained(self, name: str):
         """Variant ``name``'s encoder: this kernel's, its saved bundle (which keeps ``normalize_halves``), else

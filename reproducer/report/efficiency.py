@@ -237,9 +237,7 @@ class QuickThoughtModels(ChapterModels):
     def record(self, name: str) -> dict:
         """Model ``name``'s training log with its vector size ``dim``: ``<name>_training.json`` if present, else
         from :meth:`fit`."""
-        from reproducer.notebook import slug
-
-        return self.run.json(f"{slug(name)}_training", lambda: {
+        return self.run.training_record(name, lambda: {
             **self.fit(name).log.to_dict(), "dim": int(self.fit(name).encoder.encode(["a sentence ."]).shape[1])})
 
     def trained(self, name: str):

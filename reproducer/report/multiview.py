@@ -321,7 +321,7 @@ class ConsensusModels(ChapterModels):
 
     def record(self, name: str) -> dict:
         """Variant ``name``'s training log and learned τ: ``<name>_training.json`` if cached."""
-        return self.run.json(f"{name}_training", lambda: {
+        return self.run.training_record(name, lambda: {
             **self.fit(name).log.to_dict(), "tau": float(self.fit(name).module.temperature.tau.detach())})
 
     def viewset(self, name: str):

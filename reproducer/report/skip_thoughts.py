@@ -77,7 +77,7 @@ class SkipThoughtModels(ChapterModels):
     def record(self, name: str) -> dict:
         """Model ``name``'s training log and its vocabulary's coverage of the held-out books:
         ``<name>_training.json`` if cached, else from :meth:`fit`."""
-        return self.run.json(f"{name}_training", lambda: {
+        return self.run.training_record(name, lambda: {
             **self.fit(name).log.to_dict(), "vocab_coverage": self.data.vocab.coverage(self.held_out_sentences)})
 
     def raw(self, name: str):
