@@ -16,7 +16,7 @@ OFFLINE  := book/_offline
 
 help:
 	@echo "make book       set up, fetch data, build the book into _build/html from the committed notebook outputs"
-	@echo "make reproduce  execute every notebook in order at the default preset, in place (about 2.5 hours a chapter)"
+	@echo "make reproduce  execute every notebook in order at the default preset, in place (2 to 5 hours a chapter on 2 CPU cores)"
 	@echo "                PRESET=quick: the short path (minutes per model), executed copies in results/<chapter>/quick/"
 	@echo "make smoke      execute every notebook at the smoke preset into a temporary folder"
 	@echo "make test       set up, fetch data, smoke-run the notebooks, build the book, run the tests"
