@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from reproducer.errors import ReproducerError
-from reproducer.report.scorecard import CHAPTERS, COLUMNS, paper_counts, scorecard, scorecard_table
+from reproducer.report.scorecard import CHAPTERS, COLUMNS, across_presets, paper_counts, scorecard, scorecard_table
 
 
 def claim(text, outcome, value=1.0):
@@ -70,3 +70,17 @@ def test_the_committed_chapters_claims_are_readable():
     assert not card.empty
     assert card["outcome"].isin(["reproduced", "not reproduced", "inconclusive", "not checked"]).all()
     assert isinstance(paper_counts(card), pd.DataFrame)
+
+
+def test_across_presets_pairs_each_claim_and_keeps_the_ones_that_moved(two_chapters):
+    write(two_chapters, "02_quick_thoughts", [claim("QT is fast", "reproduced", 3.0),
+                                              claim("MC-QT best", "inconclusive", 0.5),
+                                              claim("only at quick", "reproduced")], preset="quick")
+    moved = across_presets(two_chapters)
+    assert list(moved["claim"]) == ["MC-QT best"]
+    row = moved.iloc[0]
+    assert (row["outcome (quick)"], row["outcome (default)"]) == ("inconclusive", "not reproduced")
+    assert row["ours (quick)"].startswith("+0.50") and row["chapter"] == "02_quick_thoughts"
+    every = across_presets(two_chapters, changed_only=False)
+    # matched by wording: the claim checked at quick only, and chapter 01 (no quick run), are left out
+    assert sorted(every["claim"]) == ["MC-QT best", "QT is fast"]

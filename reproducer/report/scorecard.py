@@ -5,6 +5,7 @@ from and a link to the chapter, and the outcomes counted per paper.
 - :func:`scorecard`: the claims of every chapter at one preset, read from ``results/<chapter>/<preset>/claims.json``.
 - :func:`paper_counts`: reproduced / not reproduced / inconclusive / not checked per paper, and how many were decided.
 - :func:`scorecard_table`: the scorecard as a Styler (outcomes coloured, the chapter as a link).
+- :func:`across_presets`: each claim's outcome at two presets side by side (what longer training changes).
 """
 from __future__ import annotations
 
@@ -79,3 +80,19 @@ def scorecard_table(card: pd.DataFrame, link: str = "{chapter}.html"):
     shown = card[["paper", "claim", "outcome", "ours", "threshold", "published", "numbers", "chapter"]].copy()
     shown["chapter"] = [f'<a href="{link.format(chapter=c)}">{c[:2]}</a>' for c in shown["chapter"]]
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"]).format(na_rep="")
+
+
+def across_presets(root: str | Path = "results", presets: tuple[str, str] = ("quick", "default"),
+                   changed_only: bool = True) -> pd.DataFrame:
+    """Each claim's outcome and our number at two presets side by side (``presets``: the shorter training first), to
+    show which outcomes longer training moves. Claims are matched by chapter and wording; a claim checked at one
+    preset only is left out, as are chapters missing at either. ``changed_only`` keeps the claims whose outcome
+    differs. Columns: paper, claim, then ``outcome`` and ``ours`` under each preset's name, and ``chapter``."""
+    first, second = (scorecard(p, root, missing="skip") for p in presets)
+    keys = ["paper", "chapter", "claim"]
+    both = first[keys + ["outcome", "ours"]].merge(second[keys + ["outcome", "ours"]], on=keys,
+                                                   suffixes=tuple(f" ({p})" for p in presets))
+    if changed_only:
+        both = both[both[f"outcome ({presets[0]})"] != both[f"outcome ({presets[1]})"]]
+    return both[["paper", "claim", *(f"{c} ({p})" for p in presets for c in ("outcome", "ours")), "chapter"]
+                ].reset_index(drop=True)
