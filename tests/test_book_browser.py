@@ -145,7 +145,8 @@ def _shown_query(browser) -> str | None:
 
 @pytest.mark.parametrize("page", ["notebooks/00b_baselines.html", "notebooks/01_skip_thoughts.html",
                                   "notebooks/02_quick_thoughts.html", "notebooks/03_paraphrastic.html",
-                                  "notebooks/04_consensus.html", "notebooks/05_mean_max_aae.html"])
+                                  "notebooks/04_consensus.html", "notebooks/05_mean_max_aae.html",
+                                  "notebooks/06_comparison.html"])
 def test_explorer_switches_queries_without_a_kernel(browser, server, page):
     from selenium.webdriver.support.ui import Select
 

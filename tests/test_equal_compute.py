@@ -53,9 +53,9 @@ def test_curve_frame_and_figure_have_a_line_per_objective():
     frame = ec.curve_frame(units)
     assert len(frame) == 2 * 2 * len(ec.all_lines())
     fig = ec.equal_compute_figure(units)
-    ax = fig.axes[0]
+    ax = fig.axes[1]  # the legend sits on the transfer score against FLOPs
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(ec.all_lines())
-    assert fig.axes[1].get_xscale() == "log"  # against FLOPs
+    assert ax.get_xscale() == "log" and fig.axes[0].get_xscale() == "linear"  # against FLOPs, against seconds
 
 
 def test_a_fresh_unsupervised_encoder_sees_weights_that_changed():
@@ -118,3 +118,27 @@ def test_an_autoencoder_is_trained_with_its_halves_normalised_as_in_chapter_05(t
     assert options["autoencoder"]["normalize_halves"] is True and "normalize_halves" not in options["quick-thought"]
     plain = SimpleNamespace(encoder=SimpleNamespace(encode=None))
     assert ec.test_encoder(plain) is plain.encoder
+
+
+def test_a_reference_is_scored_like_the_lines_cached_and_drawn_across(tmp_path, monkeypatch):
+    from reproducer.encoders import baselines
+    from reproducer.encoders.bow import RandomEncoder
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    monkeypatch.setitem(baselines.BASELINES, "toy", lambda: RandomEncoder(dim=16, name="toy"))
+    study = ec.EqualCompute(NotebookRun("06_comparison", "smoke"), "smoke", 4.0, 2, seeds=1, config="prototype",
+                            transfer=("MRPC",), sts=("STS14",), progress=False)
+    reference = study.reference("toy")
+    assert reference["name"] == "toy" and reference["transfer"] == pytest.approx(reference["MRPC"])
+    assert reference["STS"] == pytest.approx(reference["STS14"]) and 0 < reference["MRPC"] <= 100
+    monkeypatch.setitem(baselines.BASELINES, "toy", lambda: pytest.fail("scored again"))
+    assert study.reference("toy") == reference  # cached
+    with pytest.raises(ReproducerError, match="Unknown reference"):
+        study.reference("BERT")
+    assert "word2vec-bow" in baselines.BASELINES and set(ec.REFERENCES) <= set(baselines.BASELINES)
+    units = [fake_unit(label, 0, [40, 50]) for label in ec.LINES]
+    fig = ec.equal_compute_figure(units, [reference])
+    legend = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    assert legend == [*ec.LINES, "toy (fixed)"]
+    flat = [line for line in fig.axes[2].get_lines() if line.get_label() == "toy (fixed)"]
+    assert len(flat) == 1 and set(flat[0].get_ydata()) == {reference["STS"]}  # the STS row

@@ -6,8 +6,10 @@ section 4.1: downstream accuracy against training time, QT against skip-thought)
   :data:`PAIRS_LINE`: the paraphrastic PP, which trains on paraphrase pairs instead (drawn as a separate, labelled
   line).
 - :func:`budget_preset`: a family's preset (its sizes, its optimiser) with the study's budget and evaluation points.
-- :func:`curve_point`: the callback that scores the encoder while it trains: the mean over the transfer tasks and the
-  mean over the STS years.
+- :func:`score_encoder`, :func:`curve_point`: an encoder's two scores (the mean over the transfer tasks and the mean
+  over the STS years), and the callback that takes them while a line trains.
+- :data:`REFERENCES`: fixed encoders scored the same way (:meth:`EqualCompute.reference`) and drawn across the figure:
+  the height a line has before its objective has taught it anything beyond its input vectors.
 - :class:`EqualCompute`: one unit per (line, seed) — trains (resuming from its checkpoint), then caches its curve in
   ``equal_<line>_seed<k>.json``: training seconds, steps, FLOPs and the scores at each point.
 - :func:`curve_frame`, :func:`ranking`, :func:`equal_compute_figure`: the curves as one table, the objectives ranked
@@ -41,6 +43,9 @@ STS = ("STS12", "STS13", "STS14", "STS15", "STS16")
 #: What each family is trained with beyond its preset, as its chapter trains it: the autoencoders' test-time encoder
 #: scales each pooled half to unit length (chapter 05's ``normalize_halves``, the authors' evaluation code).
 FIT_OPTIONS = {"autoencoder": {"normalize_halves": True}}
+#: Fixed encoders drawn as references: the average of our word2vec vectors, the fixed inputs of consensus MV and the
+#: autoencoders and PP's initial vectors (word2vec itself trains in about 4 minutes here, outside the lines' budget).
+REFERENCES = ("word2vec-bow",)
 #: How many batches estimate a step's FLOPs.
 FLOP_BATCHES = 8
 
@@ -70,25 +75,29 @@ def test_encoder(fitted):
     return fresh() if fresh is not None else fitted.encoder
 
 
-def curve_point(config: str = "fast", transfer=TRANSFER, sts=STS) -> Callable[[object, int], dict]:
-    """The callback ``(fitted, step) -> scores`` of every line: ``transfer`` (mean main score over ``transfer``, in
-    points: accuracy %, SICK-R Pearson × 100) under the ``config`` protocol, ``STS`` (mean weighted Pearson r × 100
-    over ``sts``, cosine: nothing is trained) and each task's score."""
+def score_encoder(encoder, config: str = "fast", transfer=TRANSFER, sts=STS) -> dict:
+    """``encoder``'s scores: ``transfer`` (mean main score over ``transfer``, in points: accuracy %, SICK-R Pearson
+    × 100) under the ``config`` protocol, ``STS`` (mean weighted Pearson r × 100 over ``sts``, cosine: nothing is
+    trained) and each task's score."""
     from reproducer.evaluate.harness import evaluate
     from reproducer.evaluate.tasks import points_scale
 
     transfer, sts = list(transfer), list(sts)
+    main = {}
+    if transfer:
+        main.update(evaluate(encoder, transfer, config, progress=False).main_scores())
+    if sts:
+        main.update(evaluate(encoder, sts, config, progress=False).main_scores())
+    points = {t: float(v) * points_scale(t) for t, v in main.items()}
+    return {"transfer": float(np.mean([points[t] for t in transfer])) if transfer else float("nan"),
+            "STS": float(np.mean([points[t] for t in sts])) if sts else float("nan"), **points}
 
+
+def curve_point(config: str = "fast", transfer=TRANSFER, sts=STS) -> Callable[[object, int], dict]:
+    """The callback ``(fitted, step) -> scores`` of every line: :func:`score_encoder` of the line's
+    :func:`test_encoder`."""
     def scores(fitted, step: int) -> dict:
-        encoder = test_encoder(fitted)
-        main = {}
-        if transfer:
-            main.update(evaluate(encoder, transfer, config, progress=False).main_scores())
-        if sts:
-            main.update(evaluate(encoder, sts, config, progress=False).main_scores())
-        points = {t: float(v) * points_scale(t) for t, v in main.items()}
-        return {"transfer": float(np.mean([points[t] for t in transfer])) if transfer else float("nan"),
-                "STS": float(np.mean([points[t] for t in sts])) if sts else float("nan"), **points}
+        return score_encoder(test_encoder(fitted), config, transfer, sts)
 
     return scores
 
@@ -147,6 +156,18 @@ class EqualCompute:
 
         return self.run.json(name, compute)
 
+    def reference(self, name: str) -> dict:
+        """Baseline ``name`` (:data:`reproducer.encoders.baselines.BASELINES`, e.g. :data:`REFERENCES`) scored as the
+        lines are at each point, cached as ``equal_reference_<name>.json``: ``name`` and :func:`score_encoder`'s
+        scores."""
+        from reproducer.encoders.baselines import BASELINES, load_baseline
+        from reproducer.notebook import slug
+
+        if name not in BASELINES:
+            raise ReproducerError(f"Unknown reference {name!r}; choose one of {', '.join(BASELINES)}.")
+        return self.run.json(f"equal_reference_{slug(name)}", lambda: {
+            "name": name, **score_encoder(load_baseline(name), self.config, self.transfer, self.sts)})
+
     def all_units(self, lines=None) -> list[dict]:
         """Every (line, seed) unit of ``lines`` (by default all), line by line."""
         return [self.unit(label, seed) for label in (lines or all_lines())
@@ -177,10 +198,11 @@ def ranking(units: list[dict], score: str = "transfer") -> pd.DataFrame:
     return table.sort_values(score, ascending=False)
 
 
-def equal_compute_figure(units: list[dict]):
+def equal_compute_figure(units: list[dict], references: list[dict] = ()):
     """Two rows (mean transfer score, mean STS) by two columns (against training seconds, against training FLOPs):
     one line per objective (the mean over seeds at each evaluation point), a band from the lowest to the highest
-    seed, the pairs-trained line dashed. Returns the figure."""
+    seed, the pairs-trained line dashed; each of ``references`` (:meth:`EqualCompute.reference`) a dotted grey
+    horizontal line. Returns the figure."""
     import matplotlib.pyplot as plt
 
     frame = curve_frame(units)
@@ -199,11 +221,13 @@ def equal_compute_figure(units: list[dict]):
                 ax.plot(by["x"], by["mean"], "--" if dashed else "-", marker="o", color=colours.get(label),
                         label=label)
                 ax.fill_between(by["x"], by["low"], by["high"], alpha=0.2, color=colours.get(label))
+            for reference in references:
+                ax.axhline(reference[score], linestyle=":", color="grey", label=f"{reference['name']} (fixed)")
             ax.set_xscale("log" if x == "flops" else "linear")
             ax.set_xlabel("training seconds" if x == "seconds" else "training FLOPs (useful, counted)")
             ax.set_ylabel("mean transfer score (points)" if score == "transfer" else "mean STS12-16 (Pearson r × 100)")
             ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
+    axes[0, 1].legend(fontsize=8, loc="center")  # the middle of the FLOPs axis is empty: no line lies under it
     fig.suptitle("Equal compute: every objective trained for the same seconds on the same machine")
     fig.tight_layout()
     return fig
