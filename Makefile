@@ -12,14 +12,19 @@ STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 OFFLINE  := book/_offline
 
-.PHONY: setup data offline book reproduce smoke test clean-book help
+GPU_PACK := build/gpu-pack
+
+.PHONY: setup data offline book reproduce smoke test clean-book help gpu-pack gpu-run gpu-dry-run
 
 help:
 	@echo "make book       set up, fetch data, build the book into _build/html from the committed notebook outputs"
 	@echo "make reproduce  execute every notebook in order at the default preset, in place (2 to 5 hours a chapter on 2 CPU cores)"
 	@echo "                PRESET=quick: the short path (minutes per model), executed copies in results/<chapter>/quick/"
 	@echo "make smoke      execute every notebook at the smoke preset into a temporary folder"
-	@echo "make test       set up, fetch data, smoke-run the notebooks, build the book, run the tests"
+	@echo "make test       set up, fetch data, smoke-run the notebooks, build the book, build the GPU pack, run the tests"
+	@echo "make gpu-pack   build $(GPU_PACK)/ (the GPU plan's inputs: corpus ids, vocabulary, task data; about 7 minutes)"
+	@echo "make gpu-run    on a GPU machine: the plan (CUDA check, bench, uni-QT at paper sizes, scores) into OUT=<folder>"
+	@echo "make gpu-dry-run the same plan at smoke sizes on the CPU (about 2 minutes)"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -67,7 +72,19 @@ reproduce: data
 smoke: data
 	$(BIN)/python -m reproducer book smoke $(NOTEBOOKS)
 
-test: smoke book
+# The GPU plan (README, "Running the paper presets on a GPU"): the pack is built here, the run needs only python3
+# with torch, numpy, pandas, scikit-learn and scipy (what the lent GPU machine has) and this checkout.
+gpu-pack: data
+	$(BIN)/python -m reproducer gpu pack --out $(GPU_PACK)
+
+gpu-run:
+	sh scripts/gpu_run.sh $(GPU_PACK) $${OUT:-build/gpu-out}
+
+gpu-dry-run: data
+	$(BIN)/python -m reproducer gpu pack --scale smoke --out build/gpu-pack-smoke
+	$(BIN)/python -m reproducer gpu run --plan smoke --pack build/gpu-pack-smoke --out build/gpu-dry-run --device cpu
+
+test: smoke book gpu-pack
 	$(BIN)/python -m pytest
 
 clean-book:

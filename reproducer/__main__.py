@@ -13,6 +13,8 @@
     python -m reproducer train MODEL --preset default [--seconds S | --steps N] [--seed K] [--out DIR]
     python -m reproducer bench train [--objectives quick-thought,consensus] [--preset default] [--profile-steps 5]
     python -m reproducer bench widths --objectives quick_thought,skip_thought --hidden 600 --seconds 60 --json out.json
+    python -m reproducer gpu pack [--scale paper|smoke] [--out build/gpu-pack]   the GPU plan's inputs (CPU machine)
+    python -m reproducer gpu run [--plan paper|smoke] [--pack build/gpu-pack] --out DIR   the plan (GPU machine)
     python -m reproducer book check NOTEBOOKS        committed outputs present, conventions followed
     python -m reproducer book smoke NOTEBOOKS [--out DIR]   execute at the smoke preset into DIR (temp)
 
@@ -308,6 +310,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="write the measurements to this file")
     p.set_defaults(func=cmd_bench_train)
 
+    gpu = groups.add_parser("gpu", help="the prepared GPU plan").add_subparsers(dest="cmd", required=True)
+    p = gpu.add_parser("pack", help="build the pack the GPU run reads (corpus ids, vocabulary, task data, nltk)")
+    p.add_argument("--out", default="build/gpu-pack", help="pack folder (default build/gpu-pack, git-ignored)")
+    p.add_argument("--scale", default="paper", choices=["paper", "smoke"], help="paper: the whole corpus; smoke: 3 books")
+    p.add_argument("--rebuild", action="store_true", help="build even if a complete pack of this scale is there")
+    p.set_defaults(func=cmd_gpu_pack)
+    p = gpu.add_parser("run", help="run the GPU plan from a pack: CUDA check, bench, uni-QT at paper sizes, scores")
+    p.add_argument("--pack", default="build/gpu-pack", help="the pack folder (default build/gpu-pack)")
+    p.add_argument("--out", required=True, help="output folder (on the device machine: $OUT)")
+    p.add_argument("--plan", default="paper", choices=["paper", "smoke"], help="paper (a GPU) or smoke (the dry run)")
+    p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
+    p.add_argument("--train-seconds", type=float, default=None, help="replace the plan's training budget per model")
+    p.add_argument("--bench-seconds", type=float, default=None, help="replace the plan's seconds per bench run")
+    p.add_argument("--no-check", action="store_true", help="skip the CUDA check (pytest -m cuda)")
+    p.set_defaults(func=cmd_gpu_run)
+
     book = groups.add_parser("book", help="the book's notebooks").add_subparsers(dest="cmd", required=True)
     p = book.add_parser("check", help="fail unless every notebook follows the conventions and has outputs")
     p.add_argument("notebooks", nargs="+")
@@ -376,6 +394,25 @@ def cmd_bench_train(args) -> int:
     for name, ratio in out["speed_ratio"].items():
         print(f"speed ratio {name}: {ratio:.2f}x")
     return _maybe_write(args.json, out)
+
+
+def cmd_gpu_pack(args) -> int:
+    from reproducer.gpu_pack import build_pack
+
+    build_pack(args.out, args.scale, rebuild=args.rebuild)
+    return 0
+
+
+def cmd_gpu_run(args) -> int:
+    from reproducer.gpu_run import check_returnable, plan_of, run
+
+    plan = plan_of(args.plan, train_seconds=args.train_seconds, bench_seconds=args.bench_seconds)
+    record = run(args.pack, args.out, plan, device=args.device, check=not args.no_check)
+    problems = check_returnable(args.out)
+    if problems:
+        print(f"warning: {args.out} would not all come back from a device call: {'; '.join(problems)}", file=sys.stderr)
+    failed = [name for name, stage in record["stages"].items() if stage["status"] != "ok"]
+    return 1 if failed or problems else 0
 
 
 def cmd_book_check(args) -> int:

@@ -24,6 +24,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
+
 from reproducer.errors import ReproducerError
 
 OBJECTIVES = ("quick_thought", "skip_thought", "aae", "rae")
@@ -147,8 +149,25 @@ def _profile(module, batches, steps: int, device, first_step: int, top: int = 8)
             for e in events[:top]]
 
 
-def _run_family(objective: str, preset_name: str, seconds: float, seed: int, device: str | None, profile_steps: int,
-                overrides: dict) -> dict:
+def _steady_rate(log) -> float | None:
+    """Sentences per second after start-up: between the loss record at step 10 (the first steps carry CUDA's and the
+    allocator's warm-up, cuDNN's algorithm search, ``torch.compile``) and the last record; ``None`` with too few."""
+    records = [r for r in log.losses if r["step"] >= 10]
+    if len(records) < 2 or records[-1]["seconds"] <= records[0]["seconds"]:
+        return None
+    per_step = log.examples / max(log.step, 1)
+    return per_step * (records[-1]["step"] - records[0]["step"]) / (records[-1]["seconds"] - records[0]["seconds"])
+
+
+def measure_objective(objective: str, preset_name: str, seconds: float, seed: int = 0, device: str | None = None,
+                      profile_steps: int = 0, overrides: dict | None = None, data_of=None, peak: float | None = None,
+                      peak_dtype: str = "float32", replay_steps: int = 200) -> dict:
+    """Train ``objective`` (a key of :data:`FAMILY_OBJECTIVES`) at ``preset_name`` for ``seconds`` in this process and
+    measure it (see :func:`bench_objectives`). ``data_of(family, variant, settings)`` builds its training data
+    (default: its chapter's, :meth:`~reproducer.models.Family.training_data`; the GPU run passes its pack's);
+    ``peak``: the FLOP/s that "% of peak" divides by (default: :func:`~reproducer.flops.sgemm_peak` measured now, of
+    ``peak_dtype``). The useful FLOPs are counted over the batches it trained on, or over ``replay_steps`` of them
+    spread evenly when it made more steps (then scaled)."""
     import torch
 
     from reproducer.flops import sgemm_peak
@@ -160,40 +179,53 @@ def _run_family(objective: str, preset_name: str, seconds: float, seed: int, dev
     fam = family(family_name)
     settings = preset_of(family_name, preset_name)
     known = {f.name for f in dataclasses.fields(settings)}
-    settings = settings.with_overrides(**{k: v for k, v in overrides.items() if k in known}, max_seconds=seconds,
-                                       max_steps=10**9)
+    settings = settings.with_overrides(**{k: v for k, v in (overrides or {}).items() if k in known},
+                                       max_seconds=seconds, max_steps=10**9)
     settings = dataclasses.replace(settings, eval_every=None, eval_steps=None)  # no evaluation: training time only
     device = default_device(device)
     t0 = time.perf_counter()
-    data = fam.training_data(variant, settings)
+    data = (data_of or (lambda f, v, s: fam.training_data(v, s)))(family_name, variant, settings)
     data_seconds = time.perf_counter() - t0
     seed_everything(seed)
-    peak = sgemm_peak(device=device)
+    peak = peak or sgemm_peak(device=device, dtype=peak_dtype)
     if device.type == "cuda":
+        torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
     fitted = fam.fit(variant, settings, data, seed=seed, device=device, progress=False)
     log = fitted.log
     memory = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else _peak_rss()
     flops = padded = real = 0
-    for step in range(log.step):  # replay the step-indexed batches it trained on
+    replayed = sorted({int(s) for s in np.linspace(0, log.step - 1, min(log.step, replay_steps))})
+    for step in replayed:  # the step-indexed batches it trained on
         batch = fitted.batches(step)
         flops += fam.batch_flops(fitted.module, batch)
         p, r = batch.token_counts()
         padded, real = padded + p, real + r
+    scale = log.step / max(len(replayed), 1)
+    flops, real = flops * scale, real * scale
+    steady = _steady_rate(log)
     record = {"objective": objective, "family": family_name, "variant": variant, "preset": preset_name,
               "batch_size": getattr(settings, "batch_size", None), "steps": log.step,
               "training_seconds": log.seconds, "data_seconds": data_seconds,
-              "sentences_per_second": log.examples_per_second, "tokens_per_second": real / log.seconds,
+              "sentences_per_second": log.examples_per_second, "steady_sentences_per_second": steady,
+              "tokens_per_second": real / log.seconds,
               "gflops_per_second": flops / log.seconds / 1e9, "peak_gflops_per_second": peak / 1e9,
-              "percent_of_peak": 100 * flops / log.seconds / peak, "padding_waste": padded / max(real, 1),
+              "peak_dtype": peak_dtype, "percent_of_peak": 100 * flops / log.seconds / peak,
+              "padding_waste": padded / max(real / scale, 1),
               "flops_per_step": flops / max(log.step, 1), "peak_memory_bytes": int(memory),
               "memory_kind": "cuda max allocated" if device.type == "cuda" else "process max RSS",
               "parameters": sum(p.numel() for p in fitted.module.parameters() if p.requires_grad),
               "final_loss": log.losses[-1]["loss"] if log.losses else None, "device": str(device),
-              "threads": torch.get_num_threads()}
+              "precision": settings.precision, "threads": torch.get_num_threads()}
     if profile_steps:
         record["profile"] = _profile(fitted.module, fitted.batches, profile_steps, device, log.step)
+    del fitted
     return record
+
+
+def _run_family(objective: str, preset_name: str, seconds: float, seed: int, device: str | None, profile_steps: int,
+                overrides: dict) -> dict:
+    return measure_objective(objective, preset_name, seconds, seed, device, profile_steps, overrides)
 
 
 def bench_objectives(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "default", seconds: float = 30,

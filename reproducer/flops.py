@@ -42,14 +42,18 @@ def training_flops(macs_with_gradient: float, macs_without_gradient: float = 0.0
     return 6.0 * macs_with_gradient + 2.0 * macs_without_gradient + 4.0 * macs_of_fixed_inputs
 
 
-def sgemm_peak(n: int = 2048, repeats: int = 10, device=None) -> float:
-    """This machine's measured single-precision matrix-multiply rate in FLOP/s: the best of ``repeats`` timings of an
-    ``n × n`` by ``n × n`` ``torch.mm`` (``2n³`` FLOPs) on ``device``, after a warm-up, with the threads torch uses
-    now. The denominator of "% of peak": what this process can get from the hardware, not the vendor's figure."""
+def sgemm_peak(n: int | None = None, repeats: int = 10, device=None, dtype: str = "float32") -> float:
+    """This machine's measured matrix-multiply rate in FLOP/s: the best of ``repeats`` timings of an ``n × n`` by
+    ``n × n`` ``torch.mm`` (``2n³`` FLOPs) of ``dtype`` (``"float32"``, or ``"bfloat16"``: a GPU's mixed-precision
+    rate) on ``device``, after a warm-up, with the threads torch uses now. ``n``: 2048 on a CPU, 8192 on a GPU (which
+    a smaller product does not fill). The denominator of "% of peak": what this process can get from the hardware,
+    not the vendor's figure."""
     import torch
 
     device = torch.device(device or "cpu")
-    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
+    n = n or (8192 if device.type == "cuda" else 2048)
+    kind = getattr(torch, dtype)
+    a, b = torch.randn(n, n, device=device, dtype=kind), torch.randn(n, n, device=device, dtype=kind)
     best = float("inf")
     for _ in range(repeats + 2):  # the first two warm the caches and the thread pool
         if device.type == "cuda":

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from blingfire import text_to_sentences
 from nltk.tokenize import NLTKWordTokenizer
 
 _TRANSLATE = str.maketrans({
@@ -45,6 +44,8 @@ def split_sentences(paragraph: str) -> list[str]:
     its cuts in the Gutenberg books), and a piece that ends in a title such as ``Mr.`` belongs with
     the name that follows (``lawyer. Mr. Troy`` was cut as ``lawyer.`` / ``Mr.`` / ``Troy ...``).
     """
+    from blingfire import text_to_sentences  # here, not at the top: the GPU machine tokenizes but never splits
+
     paragraph = paragraph.strip()
     if not paragraph:
         return []

@@ -1,0 +1,318 @@
+"""The GPU plan: one call that uses a rare, short GPU slice well (``make gpu-run``; ``python -m reproducer gpu run``).
+
+A lent GPU comes for about 15 minutes, machine start included, with no network and without our data or
+papermill/gensim/nltk. So the plan is prepared here and runs in one call from a pack built on the CPU machine
+(:mod:`reproducer.gpu_pack`), importing the library only (never a notebook), in stages that each record their
+result even when another fails:
+
+1. **CUDA check** — ``pytest -m cuda`` (``tests/test_cuda.py``): autocast (bf16, fp16 with a gradient scaler),
+   batches on the device, evaluation on the device against the CPU, two steps under ``torch.compile``. A broken GPU
+   path is caught first; the later stages run anyway and say what failed.
+2. **Bench** — every objective of ``bench train`` (:data:`~reproducer.bench.FAMILY_OBJECTIVES`) at the ``default``
+   and ``paper`` sizes for a few seconds each, on the pack's corpus: sentences/s (overall and after start-up), useful
+   TFLOP/s and that as a percentage of the bf16 matrix-product rate measured in the same process.
+3. **Train** — Quick-Thoughts (uni-QT) at the ``paper`` sizes for a fixed wall budget, the held-out loss recorded
+   along the way, then scored on the device with the ``paper`` protocol on the tasks of Logeswaran & Lee's Table 1,
+   with per-item outcomes (the claims' bootstrap).
+
+Everything goes to one output folder, within what a device call brings back (at most 8 files of 16 MiB):
+``plan.json`` (all measurements, rewritten after every stage), ``summary.md`` (printed last), ``cuda_check.txt``
+and per trained model ``<model>.eval.json`` (:class:`~reproducer.evaluate.harness.Results` with items). The ``smoke``
+plan runs the same stages at smoke sizes on the CPU in seconds: CI's dry run, so the plan cannot rot.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from reproducer.errors import ReproducerError
+from reproducer.io import write_json, write_text
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Logeswaran & Lee's Table 1 tasks (``reproducer.report.quick_thought_tables.TABLE1_COLUMNS``).
+TABLE1_TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-R")
+MAX_FILES, MAX_FILE_BYTES = 8, 16 * 2**20  # what a device call brings back
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The stages' sizes and budgets. ``bench_seconds``: training seconds per objective and preset;
+    ``train_seconds``: the wall budget of each trained model (training time; evaluation comes after);
+    ``eval_every``: training seconds between held-out losses."""
+
+    name: str
+    pack_scale: str  # the pack it reads (reproducer.gpu_pack.SCALES)
+    bench_presets: tuple[str, ...]
+    bench_seconds: float
+    models: tuple[str, ...]
+    train_preset: str
+    train_seconds: float
+    eval_every: float
+    eval_tasks: tuple[str, ...] = TABLE1_TASKS
+    eval_config: str = "paper"
+    held_out_batches: int = 16
+    check_timeout: float = 150.0  # seconds the CUDA check may take (the compile test is the slow one)
+
+    def estimate_seconds(self, n_objectives: int) -> float:
+        """A wall-time estimate of the whole plan: start-up and unpacking (30 s), the check (60 s: 15 s on the CPU
+        here), each bench run with its data and FLOP count (seconds + 8), each model's training and scoring on the
+        seven Table 1 tasks (budget + 90)."""
+        bench = len(self.bench_presets) * n_objectives * (self.bench_seconds + 8)
+        return 30 + 60 + bench + len(self.models) * (self.train_seconds + 90)
+
+
+PLANS = {
+    # about 8.5 minutes on one H100 by Plan.estimate_seconds (the issue's budget: 9), the CUDA check cut off at 150 s
+    "paper": Plan("paper", "paper", ("default", "paper"), 5.0, ("uni-QT",), "paper", 150.0, 30.0),
+    # the CPU dry run of CI: the same stages at smoke sizes, in seconds
+    "smoke": Plan("smoke", "smoke", ("smoke",), 1.0, ("uni-QT",), "smoke", 2.0, 1.0, ("MR", "SICK-R"), "fast",
+                  held_out_batches=2, check_timeout=600.0),
+}
+
+
+def plan_of(name: str, **overrides) -> Plan:
+    """The plan called ``name`` with some fields replaced (``None`` ignored)."""
+    if name not in PLANS:
+        raise ReproducerError(f"Unknown GPU plan {name!r}; choose one of {', '.join(PLANS)}.")
+    return dataclasses.replace(PLANS[name], **{k: v for k, v in overrides.items() if v is not None})
+
+
+def environment(device) -> dict:
+    """What the run ran on: Python, torch, CUDA and cuDNN versions, the GPU's name and memory."""
+    import torch
+
+    env = {"python": platform.python_version(), "torch": torch.__version__, "device": str(device),
+           "cuda": torch.version.cuda, "cpu_count": os.cpu_count(), "hostname": platform.node()}
+    if device.type == "cuda":
+        props = torch.cuda.get_device_properties(device)
+        env.update(gpu=props.name, gpu_memory_gib=round(props.total_memory / 2**30, 1),
+                   multiprocessors=props.multi_processor_count, cudnn=torch.backends.cudnn.version(),
+                   bf16=torch.cuda.is_bf16_supported())
+    return env
+
+
+class _Stages:
+    """Runs the stages, each timed, each failure recorded (with its traceback) without stopping the others; the
+    record is rewritten to ``plan.json`` after every stage, so a run cut off by its time limit keeps what it did."""
+
+    def __init__(self, out: Path, record: dict, progress: bool):
+        self.out, self.record, self.progress = out, record, progress
+
+    def run(self, name: str, work) -> object:
+        t0 = time.perf_counter()
+        self.say(f"== {name}")
+        try:
+            result, status = work(), "ok"
+        except Exception as e:  # noqa: BLE001 -- a stage's failure is a result; the plan goes on
+            result, status = None, f"failed: {type(e).__name__}: {e}"
+            self.record.setdefault("errors", {})[name] = traceback.format_exc()
+            self.say(f"   {status}")
+        self.record["stages"][name] = {"status": status, "seconds": round(time.perf_counter() - t0, 1)}
+        self.save()
+        return result
+
+    def save(self) -> None:
+        write_json(self.out / "plan.json", self.record)
+
+    def say(self, text: str) -> None:
+        if self.progress:
+            print(text, flush=True)
+
+
+def cuda_check(out: Path, device, timeout: float, site: Path | None) -> dict:
+    """``pytest -m cuda tests/test_cuda.py`` on ``device`` in a subprocess (its log to ``out``): passed, failed,
+    skipped, the exit status."""
+    env = {**os.environ, "REPRODUCER_TEST_DEVICE": str(device), "PYTHONUNBUFFERED": "1"}
+    if site is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    command = [sys.executable, "-m", "pytest", "-m", "cuda", "-q", "-p", "no:cacheprovider", "-o", "addopts=-ra",
+               str(ROOT / "tests" / "test_cuda.py")]
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        text, code = done.stdout + done.stderr, done.returncode
+    except subprocess.TimeoutExpired as e:
+        text, code = f"{e.stdout or ''}{e.stderr or ''}\n(stopped after {timeout:.0f} s)", None
+    write_text(out, text if isinstance(text, str) else text.decode(errors="replace"))
+    counts = {}
+    for word in ("passed", "failed", "skipped", "error"):
+        found = re.findall(rf"(\d+) {word}", text if isinstance(text, str) else "")
+        counts[word] = int(found[-1]) if found else 0
+    return {**counts, "returncode": code, "ok": code == 0}
+
+
+def bench(plan: Plan, pack, device, say=print) -> list[dict]:
+    """Every objective at every ``plan.bench_presets`` for ``plan.bench_seconds`` each, on the pack's corpus, in this
+    process (one after the other); "% of peak" against the bf16 matrix-product rate on a GPU (fp32 on a CPU: no bf16
+    speed-up there), measured once here. A failing objective is a row with its error."""
+    import torch
+
+    from reproducer.bench import FAMILY_OBJECTIVES, measure_objective
+    from reproducer.flops import sgemm_peak
+
+    dtype = "bfloat16" if device.type == "cuda" else "float32"
+    peak = sgemm_peak(device=device, dtype=dtype)
+    say(f"   {dtype} matrix-product rate: {peak / 1e12:.1f} TFLOP/s")
+    rows = []
+    for preset_name in plan.bench_presets:
+        for objective in FAMILY_OBJECTIVES:
+            try:
+                row = measure_objective(objective, preset_name, plan.bench_seconds, device=str(device),
+                                        data_of=pack.training_data, peak=peak, peak_dtype=dtype)
+            except Exception as e:  # noqa: BLE001 -- e.g. out of memory at one size: the others still count
+                row = {"objective": objective, "preset": preset_name, "error": f"{type(e).__name__}: {e}"}
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+            rows.append(row)
+            say(f"   {preset_name:>8} {objective:>13}: " + (row["error"] if "error" in row else
+                f"{row['sentences_per_second']:,.0f} sentences/s, {row['gflops_per_second'] / 1e3:.2f} TFLOP/s, "
+                f"{row['percent_of_peak']:.1f}% of peak"))
+    return rows
+
+
+def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print) -> dict:
+    """Train ``variant`` (Quick-Thoughts) at ``plan.train_preset`` for ``plan.train_seconds`` on the pack's corpus,
+    the held-out loss every ``plan.eval_every`` training seconds; then score it with ``plan.eval_config`` on
+    ``plan.eval_tasks``, written to ``<variant>.eval.json``. Mixed precision (``auto``) first; if that fails, fp32
+    (the record says so). Returns the training record."""
+    from reproducer.evaluate import evaluate
+    from reproducer.evaluate.training_curve import held_out_loss
+    from reproducer.models import family
+    from reproducer.objectives.quick_thought import sampler
+    from reproducer.presets import preset
+
+    fam = family("quick-thought")
+    failures = {}
+    for precision in ("auto", "fp32"):
+        settings = preset("quick-thought", plan.train_preset, max_seconds=plan.train_seconds, max_steps=10**9,
+                          eval_every=plan.eval_every, precision=precision)
+        data = pack.training_data("quick-thought", variant, settings)
+        valid = pack.training_data("quick-thought", variant, settings, split="valid")
+        held = [sampler(variant, settings, valid, seed=0).batch(i) for i in range(plan.held_out_batches)]
+        t0 = time.perf_counter()
+        try:
+            fitted = fam.fit(variant, settings, data, evaluate=held_out_loss(held), device=str(device),
+                             progress=False)
+            break
+        except Exception as e:  # noqa: BLE001 -- e.g. a kernel without bf16: fp32 next
+            failures[precision] = f"{type(e).__name__}: {e}"
+            say(f"   {variant} at precision {precision} failed: {failures[precision]}")
+    else:
+        raise ReproducerError(f"{variant} failed at every precision: {failures}")
+    train_wall = time.perf_counter() - t0
+    log = fitted.log
+    epoch = fitted.batches.__self__.steps_per_epoch
+    say(f"   {variant}: {log.step:,} steps ({log.step / epoch:.2f} epochs) in {log.seconds:.0f} s of training")
+    t0 = time.perf_counter()
+    results = evaluate(fitted.encoder, list(plan.eval_tasks), plan.eval_config, progress=False)
+    results.save(out / f"{variant}.eval.json")
+    from reproducer.train import resolve_precision
+
+    return {"model": variant, "preset": plan.train_preset, "settings": settings.to_dict(),
+            "precision": resolve_precision(settings.precision, device), "failed_precisions": failures,
+            "steps": log.step, "epochs": log.step / epoch, "batches_per_epoch": epoch,
+            "training_seconds": log.seconds, "train_wall_seconds": train_wall,
+            "eval_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
+            "parameters": log.parameters, "log": log.to_dict(), "scores": results.scores,
+            "eval_file": f"{variant}.eval.json", "eval_config": plan.eval_config}
+
+
+def summary(record: dict) -> str:
+    """One screen of Markdown: where it ran, each stage, the bench table and the trained models' main scores."""
+    from reproducer.evaluate.tasks import TASKS
+
+    env, lines = record["environment"], []
+    lines.append(f"# GPU plan `{record['plan']['name']}` — {record['started']}")
+    lines.append(f"{env.get('gpu', env['device'])}, torch {env['torch']} (CUDA {env.get('cuda')}), Python "
+                 f"{env['python']}; {record.get('wall_seconds', 0):.0f} s wall in all")
+    lines.append("")
+    lines += [f"- {name}: {s['status']} ({s['seconds']:.0f} s)" for name, s in record["stages"].items()]
+    check = record.get("cuda_check")
+    if check:
+        lines.append(f"- CUDA check: {check['passed']} passed, {check['failed']} failed, {check['skipped']} skipped")
+    rows = record.get("bench") or []
+    if rows:
+        lines += ["", "| preset | objective | sentences/s | after start-up | TFLOP/s | % of peak | memory (GiB) |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in rows:
+            if "error" in r:
+                lines.append(f"| {r['preset']} | {r['objective']} | {r['error'][:60]} | | | | |")
+                continue
+            steady = r.get("steady_sentences_per_second")
+            lines.append(f"| {r['preset']} | {r['objective']} | {r['sentences_per_second']:,.0f} | "
+                         f"{'–' if steady is None else f'{steady:,.0f}'} | {r['gflops_per_second'] / 1e3:.3g} | "
+                         f"{r['percent_of_peak']:.1f} | {r['peak_memory_bytes'] / 2**30:.1f} |")
+    for model in record.get("models", []):
+        lines += ["", f"**{model['model']}** at `{model['preset']}` ({model['precision']}): {model['steps']:,} steps, "
+                      f"{model['epochs']:.2f} epochs in {model['training_seconds']:.0f} s"]
+        lines.append("  " + ", ".join(f"{task} {m[TASKS[task].main_metric]:.3f}" for task, m in model["scores"].items()))
+    return "\n".join(lines) + "\n"
+
+
+def run(pack_dir: str | Path, out: str | Path, plan: str | Plan = "paper", *, device: str | None = None,
+        check: bool = True, progress: bool = True) -> dict:
+    """Run the plan from the pack in ``pack_dir`` into ``out`` (see the module docstring); returns the record that
+    ``plan.json`` holds. ``device``: cuda when available (the plan's point), or cpu (the dry run)."""
+    from reproducer.bench import FAMILY_OBJECTIVES
+    from reproducer.gpu_pack import Pack
+    from reproducer.runtime import default_device
+
+    start = time.perf_counter()
+    plan = plan_of(plan) if isinstance(plan, str) else plan
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    device = default_device(device)
+    pack = Pack(pack_dir)
+    if pack.meta["scale"] != plan.pack_scale:
+        raise ReproducerError(f"The plan {plan.name!r} reads a {plan.pack_scale!r} pack; {pack_dir} is "
+                              f"{pack.meta['scale']!r}. Build it with: python -m reproducer gpu pack --scale "
+                              f"{plan.pack_scale}")
+    work = Path(tempfile.mkdtemp(prefix="reproducer-gpu-"))
+    pack.install(work)
+    record = {"plan": dataclasses.asdict(plan), "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+              "environment": environment(device), "pack": {k: v for k, v in pack.meta.items() if k != "files"},
+              "estimate_seconds": plan.estimate_seconds(len(FAMILY_OBJECTIVES)), "stages": {}}
+    stages = _Stages(out, record, progress)
+    stages.say(f"GPU plan {plan.name} on {record['environment'].get('gpu', device)}: estimated "
+               f"{record['estimate_seconds'] / 60:.1f} minutes")
+    if check:
+        record["cuda_check"] = stages.run("cuda check", lambda: cuda_check(out / "cuda_check.txt", device,
+                                                                            plan.check_timeout, work / "site"))
+    record["bench"] = stages.run("bench", lambda: bench(plan, pack, device, stages.say))
+    record["models"] = []
+    for variant in plan.models:
+        trained = stages.run(f"train {variant}", lambda: train_and_score(variant, plan, pack, device, out, stages.say))
+        if trained:
+            record["models"].append(trained)
+    record["wall_seconds"] = time.perf_counter() - start
+    stages.save()
+    text = summary(record)
+    write_text(out / "summary.md", text)
+    if progress:
+        print(text, flush=True)
+    return record
+
+
+def check_returnable(out: str | Path) -> list[str]:
+    """The problems that would keep a device call from bringing ``out`` back (too many files, too large ones, too
+    deep); empty when it all comes back."""
+    out = Path(out)
+    files = [p for p in out.rglob("*") if p.is_file()]
+    problems = [f"{len(files)} files, more than {MAX_FILES}"] if len(files) > MAX_FILES else []
+    problems += [f"{p.name}: {p.stat().st_size / 2**20:.1f} MiB" for p in files if p.stat().st_size > MAX_FILE_BYTES]
+    problems += [f"{p.relative_to(out)}: too deep" for p in files if len(p.relative_to(out).parts) > 3]
+    return problems
+
+
+def load_record(folder: str | Path) -> dict:
+    """A GPU run's ``plan.json`` (as committed under ``results/gpu/<date>/``)."""
+    return json.loads((Path(folder) / "plan.json").read_text(encoding="utf-8"))
