@@ -7,6 +7,7 @@ not ``tempfile``'s private ``0o600``.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import tempfile
@@ -99,11 +100,46 @@ def write_text(path: str | Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-def read_json(path: str | Path) -> Any:
-    """The JSON value in ``path``, or ``None`` when there is no such file (a result not computed yet)."""
+#: A result whose JSON text is longer than this is stored gzip-compressed (``write_json(..., compress_above=...)``):
+#: per-item evaluation outcomes run to megabytes, and the committed results must leave room in the 64 MiB that
+#: travel with a GPU call (:mod:`reproducer.gpu_pack`).
+COMPRESS_ABOVE = 64 * 1024
+
+
+def _gz(path: Path) -> Path:
+    return path.with_name(path.name + ".gz")
+
+
+def stored_json(path: str | Path) -> Path | None:
+    """The file that holds the JSON result ``path`` (``X.json``): ``X.json`` itself, or its compressed form
+    ``X.json.gz``; ``None`` when neither exists. Results keep their plain name everywhere else (manifests, messages)."""
     path = Path(path)
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return path if path.is_file() else _gz(path) if _gz(path).is_file() else None
 
 
-def write_json(path: str | Path, obj: Any) -> None:
-    write_text(path, json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
+def read_json(path: str | Path) -> Any:
+    """The JSON value of the result ``path`` (stored plain or compressed: :func:`stored_json`), or ``None`` when there
+    is no such file (a result not computed yet)."""
+    found = stored_json(path)
+    if found is None:
+        return None
+    if found.suffix == ".gz":
+        return json.loads(gzip.decompress(found.read_bytes()).decode("utf-8"))
+    return json.loads(found.read_text(encoding="utf-8"))
+
+
+def write_json(path: str | Path, obj: Any, *, compress_above: int | None = None) -> Path:
+    """Write ``obj`` as indented JSON to ``path``, atomically; with ``compress_above``, a text longer than that many
+    characters goes to ``path + ".gz"`` instead, gzip-compressed (byte for byte reproducible: no time stamp). The other
+    form of the same result, if any, is removed, so a result is stored once. Returns the file written."""
+    path = Path(path)
+    text = json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
+    if compress_above is not None and len(text) > compress_above:
+        target, stale = _gz(path), path
+        with atomic_path(target) as tmp:
+            tmp.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
+    else:
+        target, stale = path, _gz(path)
+        write_text(path, text)
+    stale.unlink(missing_ok=True)
+    return target

@@ -35,7 +35,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from reproducer.errors import ReproducerError
-from reproducer.io import atomic_path, write_json
+from reproducer.io import COMPRESS_ABOVE, atomic_path, read_json, stored_json, write_json
 from reproducer.runtime import seed_everything
 
 PRESETS = ("smoke", "quick", "default", "paper")
@@ -361,13 +361,13 @@ class NotebookRun:
     def reusable(self, file: str) -> bool:
         """Whether the stored result ``file`` (e.g. ``"table8.json"``) would be reused: it exists, was stored under
         this run's key, and ``retrain`` is off."""
-        return not self.retrain and self.path(file).is_file() and recorded_key(self.dir, file) == self.key
+        return not self.retrain and stored_json(self.path(file)) is not None and recorded_key(self.dir, file) == self.key
 
     def _cached(self, path: Path, compute: Callable[[], Any], load: Callable[[Path], Any],
                 save: Callable[[Path, Any], None]) -> Any:
         file, shown, key = path.relative_to(self.dir).as_posix(), path.relative_to(results_root().parent), self.key
         why = None
-        if path.is_file() and not self.retrain:
+        if (stored_json(path) if path.suffix == ".json" else path if path.is_file() else None) and not self.retrain:
             recorded = recorded_key(self.dir, file)
             if recorded == key:
                 print(f"[reused] {shown}")
@@ -382,9 +382,11 @@ class NotebookRun:
         return value
 
     def json(self, name: str, compute: Callable[[], Any]) -> Any:
-        """``<run.dir>/<name>.json``: loaded if stored under this run's key (unless ``retrain``), else computed."""
-        return self._cached(self.path(f"{name}.json"), compute,
-                            lambda p: json.loads(p.read_text(encoding="utf-8")), write_json)
+        """``<run.dir>/<name>.json``: loaded if stored under this run's key (unless ``retrain``), else computed. A
+        result above :data:`~reproducer.io.COMPRESS_ABOVE` characters is stored as ``<name>.json.gz`` (same name in the
+        manifest and for every reader: :func:`~reproducer.io.read_json`)."""
+        return self._cached(self.path(f"{name}.json"), compute, read_json,
+                            lambda p, value: write_json(p, value, compress_above=COMPRESS_ABOVE))
 
     def frame(self, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """The same for a table, stored as ``<name>.csv`` (the index is not stored: keep keys in columns)."""
@@ -400,20 +402,18 @@ class NotebookRun:
     def record(self, name: str, obj: Any) -> Path:
         """Always write ``<name>.json`` (e.g. a table the notebook rebuilds on every execution); no key is recorded:
         it is never reused."""
-        path = self.path(f"{name}.json")
-        write_json(path, obj)
-        return path
+        return write_json(self.path(f"{name}.json"), obj, compress_above=COMPRESS_ABOVE)
 
     def earlier(self, chapter: str, name: str, default: Any = _REQUIRED) -> Any:
         """``results/<chapter>/<this preset>/<name>.json`` of an earlier chapter (e.g. ``run.earlier("01_skip_thoughts",
         f"eval_{slug('combine-skip')}")``), with a clear error when that chapter has not been run at this preset —
         or ``default`` then, when one is given (e.g. ``None`` for a table row that is left out)."""
         path = results_root() / chapter / self.preset / f"{name}.json"
-        if not path.is_file() and default is not _REQUIRED:
+        if stored_json(path) is None and default is not _REQUIRED:
             return default
-        if not path.is_file():
+        if stored_json(path) is None:
             raise ReproducerError(f"{path} is missing: run notebooks/{chapter}.ipynb at preset {self.preset!r} first.")
-        return json.loads(path.read_text(encoding="utf-8"))
+        return read_json(path)
 
     def bundle_path(self, name: str) -> Path:
         """Where model ``name``'s encoder bundle is saved (``checkpoints/<slug>.encoder.pt``, git-ignored)."""

@@ -108,6 +108,29 @@ def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
     assert "| smoke | quick-thought |" in (out / "summary.md").read_text()
     assert "| smoke | quick-thought |" in done.stdout  # the summary is printed last
     assert check_returnable(out) == []
+    _the_book_reads_it(out, tmp_path / "results")
+
+
+def _the_book_reads_it(out: Path, root: Path) -> None:
+    """Chapters 02 and 06 read a run committed as ``results/gpu/<date>/`` (:mod:`reproducer.report.gpu_runs`)."""
+    import shutil
+
+    from reproducer.report import gpu_runs
+
+    (root / "bench").mkdir(parents=True)
+    (root / "bench" / "epoch_paper.json").write_text(json.dumps([{"model": "uni-QT", "tflop_per_epoch": 1915.0}]))
+    assert gpu_runs.latest(root) is None
+    assert "No GPU run yet" in gpu_runs.empty_state(root) and "1,915 TFLOP" in gpu_runs.empty_state(root)
+    shutil.copytree(out, root / "gpu" / "2026-11-26")
+    record = gpu_runs.latest(root)
+    assert "uni-QT at `smoke` sizes" in gpu_runs.caption(record) and "cpu" in gpu_runs.caption(record)
+    bench = gpu_runs.bench_table(record)
+    assert len(bench) == 7 and "error" not in bench and (bench["sentences/s"] > 0).all()
+    table = gpu_runs.table1(record, {"uni-QT": {"MR": {"acc": 60.0}}}, "default")
+    mr = table[(table.task == "MR") & (table.metric == "acc")].iloc[0]
+    assert mr["paper"] == 77.2 and mr["ours, CPU (default)"] == 60.0
+    assert mr["GPU − paper"] == pytest.approx(mr["ours, GPU (paper sizes)"] - 77.2)
+    assert table[table.task == "CR"]["ours, GPU (paper sizes)"].isna().all()  # the smoke plan scores MR and SICK-R
 
 
 def test_a_failing_stage_is_recorded_and_the_plan_goes_on(tmp_path):

@@ -192,3 +192,37 @@ def test_a_model_with_cached_results_and_no_checkpoint_is_not_silently_retrained
     assert later.model("bi-skip", lambda ckpt: fitted) is fitted  # no cached record: it trains
     later.path("checkpoints/uni-skip.train.pt").write_text("a checkpoint")  # a checkpoint: fit resumes from it
     assert later.model("uni-skip", lambda ckpt: fitted) is fitted
+
+
+def test_large_results_are_stored_compressed_under_their_plain_name(results):
+    """A result above COMPRESS_ABOVE characters is written as ``<name>.json.gz`` (byte-for-byte reproducible), reused
+    from the cache under its plain name, read by a later chapter, and replaced by the plain file when it shrinks."""
+    import gzip
+
+    from reproducer.io import COMPRESS_ABOVE, read_json, stored_json
+
+    big = {"items": list(range(COMPRESS_ABOVE // 4))}
+    run, calls = NotebookRun("01_first", "smoke"), []
+    assert run.json("eval_big", lambda: calls.append(1) or big) == big
+    folder = results / "01_first" / "smoke"
+    assert (folder / "eval_big.json.gz").is_file() and not (folder / "eval_big.json").exists()
+    first = (folder / "eval_big.json.gz").read_bytes()
+    assert gzip.decompress(first).startswith(b"{\n \"items\"")
+    assert run.json("eval_big", lambda: calls.append(1) or big) == big and calls == [1]  # reused, not recomputed
+    assert run.reusable("eval_big.json") and stored_json(folder / "eval_big.json") == folder / "eval_big.json.gz"
+    assert NotebookRun("02_next", "smoke").earlier("01_first", "eval_big") == big
+    assert read_json(folder / "eval_big.json") == big
+    NotebookRun("01_first", "smoke", retrain=True).json("eval_big", lambda: big)
+    assert (folder / "eval_big.json.gz").read_bytes() == first  # no time stamp: the same bytes again
+    NotebookRun("01_first", "smoke", retrain=True).json("eval_big", lambda: {"items": []})
+    assert (folder / "eval_big.json").is_file() and not (folder / "eval_big.json.gz").exists()
+
+
+def test_committed_results_above_the_limit_are_compressed():
+    """Every committed JSON result is either small or compressed: the results must leave room for the GPU pack in the
+    64 MiB that travel with a device call (tests/test_gpu_plan.py checks the sum)."""
+    from reproducer.io import COMPRESS_ABOVE
+
+    root = Path(__file__).resolve().parents[1] / "results"
+    large = [p for p in root.rglob("*.json") if p.stat().st_size > COMPRESS_ABOVE + 4096]  # + room for UTF-8 bytes
+    assert not large, f"store these compressed (python scripts/compress_results.py): {large[:5]}"

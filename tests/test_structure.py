@@ -21,7 +21,7 @@ LAYERS = [
     {"reproducer.evaluate"},
     {"reproducer.objectives"},
     {"reproducer.models", "reproducer.presets", "reproducer.bench"},
-    {"reproducer.report", "reproducer.notebook", "reproducer.runs"},
+    {"reproducer.report", "reproducer.notebook", "reproducer.runs", "reproducer.gpu_pack", "reproducer.gpu_run"},
     {"reproducer.__main__"},
 ]
 

@@ -9,12 +9,12 @@ Results file names keep the chapter's rule (:func:`file_key`), e.g. ``grid/LSTM_
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from reproducer.io import read_json, stored_json
 from reproducer.objectives.paraphrase import VARIANTS  # our model -> its CompositionalConfig options
 from reproducer.report.similarity_tables import ppdb_score, suite_mean
 
@@ -277,8 +277,8 @@ class ParaphraseTraining:
         for name in BASELINES:
             if name == "skip-thought":  # chapter 01 scores its combine-skip on the suite: read from results/
                 path = results_root() / "01_skip_thoughts" / self.run.dir.name / "similarity_combine-skip.json"
-                if path.is_file():
-                    suites[name] = json.loads(path.read_text(encoding="utf-8"))
+                if stored_json(path) is not None:
+                    suites[name] = read_json(path)
                 else:
                     print(f"skip-thought: {path.relative_to(results_root().parent)} is missing (run notebook 01 at "
                           "this preset first); column left out")
