@@ -17,13 +17,14 @@ result even when another fails:
 
 Everything goes to one output folder, within what a device call brings back (at most 8 files of 16 MiB):
 ``plan.json`` (all measurements, rewritten after every stage), ``summary.md`` (printed last), ``cuda_check.txt``
-and per trained model ``<model>.eval.json`` (:class:`~reproducer.evaluate.harness.Results` with items). The ``smoke``
+and per trained model ``<model>.eval.json`` (:class:`~reproducer.evaluate.harness.Results` with items). JSON above
+:data:`~reproducer.io.COMPRESS_ABOVE` characters is written as ``.json.gz``, as the repository stores results, so the
+folder can be committed as it comes back (``results/gpu/<date>/``). The ``smoke``
 plan runs the same stages at smoke sizes on the CPU in seconds: CI's dry run, so the plan cannot rot.
 """
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import platform
 import re
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reproducer.errors import ReproducerError
-from reproducer.io import write_json, write_text
+from reproducer.io import COMPRESS_ABOVE, write_json, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Logeswaran & Lee's Table 1 tasks (``reproducer.report.quick_thought_tables.TABLE1_COLUMNS``).
@@ -122,7 +123,7 @@ class _Stages:
         return result
 
     def save(self) -> None:
-        write_json(self.out / "plan.json", self.record)
+        write_json(self.out / "plan.json", self.record, compress_above=COMPRESS_ABOVE)
 
     def say(self, text: str) -> None:
         if self.progress:
@@ -140,12 +141,13 @@ def cuda_check(out: Path, device, timeout: float, site: Path | None) -> dict:
     try:
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
         text, code = done.stdout + done.stderr, done.returncode
-    except subprocess.TimeoutExpired as e:
-        text, code = f"{e.stdout or ''}{e.stderr or ''}\n(stopped after {timeout:.0f} s)", None
-    write_text(out, text if isinstance(text, str) else text.decode(errors="replace"))
+    except subprocess.TimeoutExpired as e:  # its captured output may come back as bytes
+        parts = [p.decode(errors="replace") if isinstance(p, bytes) else p or "" for p in (e.stdout, e.stderr)]
+        text, code = "".join(parts) + f"\n(stopped after {timeout:.0f} s)", None
+    write_text(out, text)
     counts = {}
     for word in ("passed", "failed", "skipped", "error"):
-        found = re.findall(rf"(\d+) {word}", text if isinstance(text, str) else "")
+        found = re.findall(rf"(\d+) {word}", text)
         counts[word] = int(found[-1]) if found else 0
     return {**counts, "returncode": code, "ok": code == 0}
 
@@ -191,9 +193,9 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
     from reproducer.presets import preset
 
     fam = family("quick-thought")
-    failures = {}
+    failures, budget = {}, plan.train_seconds
     for precision in ("auto", "fp32"):
-        settings = preset("quick-thought", plan.train_preset, max_seconds=plan.train_seconds, max_steps=10**9,
+        settings = preset("quick-thought", plan.train_preset, max_seconds=budget, max_steps=10**9,
                           eval_every=plan.eval_every, precision=precision)
         data = pack.training_data("quick-thought", variant, settings)
         valid = pack.training_data("quick-thought", variant, settings, split="valid")
@@ -203,8 +205,9 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
             fitted = fam.fit(variant, settings, data, evaluate=held_out_loss(held), device=str(device),
                              progress=False)
             break
-        except Exception as e:  # noqa: BLE001 -- e.g. a kernel without bf16: fp32 next
+        except Exception as e:  # noqa: BLE001 -- e.g. a kernel without bf16: fp32 next, in what is left of the budget
             failures[precision] = f"{type(e).__name__}: {e}"
+            budget = max(budget - (time.perf_counter() - t0), 30.0)
             say(f"   {variant} at precision {precision} failed: {failures[precision]}")
     else:
         raise ReproducerError(f"{variant} failed at every precision: {failures}")
@@ -214,7 +217,7 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
     say(f"   {variant}: {log.step:,} steps ({log.step / epoch:.2f} epochs) in {log.seconds:.0f} s of training")
     t0 = time.perf_counter()
     results = evaluate(fitted.encoder, list(plan.eval_tasks), plan.eval_config, progress=False)
-    results.save(out / f"{variant}.eval.json")
+    written = write_json(out / f"{variant}.eval.json", results.to_json(), compress_above=COMPRESS_ABOVE)
     from reproducer.train import resolve_precision
 
     return {"model": variant, "preset": plan.train_preset, "settings": settings.to_dict(),
@@ -223,7 +226,7 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
             "training_seconds": log.seconds, "train_wall_seconds": train_wall,
             "eval_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
             "parameters": log.parameters, "log": log.to_dict(), "scores": results.scores,
-            "eval_file": f"{variant}.eval.json", "eval_config": plan.eval_config}
+            "eval_file": written.name, "eval_config": plan.eval_config}
 
 
 def summary(record: dict) -> str:
@@ -313,6 +316,3 @@ def check_returnable(out: str | Path) -> list[str]:
     return problems
 
 
-def load_record(folder: str | Path) -> dict:
-    """A GPU run's ``plan.json`` (as committed under ``results/gpu/<date>/``)."""
-    return json.loads((Path(folder) / "plan.json").read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ PACK=${1:-build/gpu-pack}
 OUT_DIR=${2:-${OUT:-build/gpu-out}}
 cd "$(dirname "$0")/.." || exit 2
 PYTHON=python3
-[ -x .venv/bin/python ] && [ -z "${REPRODUCER_GPU_SYSTEM_PYTHON:-}" ] && PYTHON=.venv/bin/python
+[ -x .venv/bin/python ] && PYTHON=.venv/bin/python  # here; the GPU machine has no venv: its python3 holds torch
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null || true
 exec "$PYTHON" -m reproducer gpu run --pack "$PACK" --out "$OUT_DIR"

@@ -67,14 +67,15 @@ def test_batches_move_to_the_device(toy, device):
 
 def test_encoding_on_the_device_matches_the_cpu(toy, device):
     """The same weights encode the same sentences to the same vectors on the device as on the CPU (cuDNN's GRU vs
-    PyTorch's CPU kernels: equal to float32 rounding)."""
+    PyTorch's CPU kernels: equal to the rounding of TF32, which cuDNN may use for float32 products)."""
     vocab, _ = toy
     model = _qt(vocab, hidden=32)
     sentences = ["w1 w2 x0", "w3 x1", "w4 w0 w2 w1 x2", "unknown words here"]
     on_cpu = TokenEncoder(model.f, vocab, "f", device="cpu").encode(sentences)
     on_device = TokenEncoder(model.f.to(device), vocab, "f", device=device).encode(sentences)
     assert on_device.shape == (4, 32)
-    np.testing.assert_allclose(on_device, on_cpu, atol=1e-4)
+    np.testing.assert_allclose(on_device, on_cpu, atol=5e-3)
+    assert np.abs(on_cpu).max() > 0.05  # vectors that could differ
 
 
 def test_evaluation_protocol_on_the_device_matches_the_cpu(device):

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from reproducer.errors import ReproducerError
+from reproducer.io import read_json
 from reproducer.gpu_pack import KEEP_TOKENS, MAX_PACK_BYTES, Pack, build_pack
 from reproducer.gpu_run import MAX_FILES, _Stages, check_returnable, plan_of
 
@@ -94,7 +95,7 @@ def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
                            str(smoke_pack), "--out", str(out), "--device", "cpu"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    record = json.loads((out / "plan.json").read_text())
+    record = read_json(out / "plan.json")
     assert all(stage["status"] == "ok" for stage in record["stages"].values()), record["stages"]
     assert record["cuda_check"]["passed"] >= 6 and record["cuda_check"]["failed"] == 0
     bench = record["bench"]
@@ -103,7 +104,7 @@ def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
     (model,) = record["models"]
     assert model["model"] == "uni-QT" and model["steps"] > 0 and model["log"]["evals"]
     assert "held-out loss" in model["log"]["evals"][-1]
-    scores = json.loads((out / "uni-QT.eval.json").read_text())
+    scores = read_json(out / "uni-QT.eval.json")  # above 64 KiB: uni-QT.eval.json.gz, as results are committed
     assert set(scores["results"]) == {"MR", "SICK-R"} and set(scores["items"]) == {"MR", "SICK-R"}
     assert "| smoke | quick-thought |" in (out / "summary.md").read_text()
     assert "| smoke | quick-thought |" in done.stdout  # the summary is printed last

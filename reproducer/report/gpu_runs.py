@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reproducer.io import read_json
+from reproducer.io import read_json, stored_json
 
 #: The tasks and metrics of Logeswaran & Lee's Table 1 (as chapter 02's ``TABLE1_COLUMNS``).
 TABLE1 = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc"), ("TREC", "acc"), ("MRPC", "acc"),
@@ -19,9 +19,9 @@ TABLE1 = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc"), ("TREC
 
 
 def runs(root: str | Path) -> list[Path]:
-    """The committed GPU runs (``<root>/gpu/<date>/plan.json``), oldest first."""
+    """The committed GPU runs (``<root>/gpu/<date>/plan.json``, plain or compressed), oldest first."""
     folder = Path(root) / "gpu"
-    return sorted(p.parent for p in folder.glob("*/plan.json")) if folder.is_dir() else []
+    return sorted(p for p in folder.iterdir() if stored_json(p / "plan.json")) if folder.is_dir() else []
 
 
 def latest(root: str | Path) -> dict | None:
