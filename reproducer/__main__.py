@@ -31,7 +31,7 @@ import warnings
 
 from reproducer.bench import FAMILY_OBJECTIVES, bench_table
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.io import check_writable, write_json
+from reproducer.io import check_folder, check_writable, write_json
 
 _CLOSED_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a command whose reader went away (`| head`)
 
@@ -58,6 +58,38 @@ def positive_int(text: str) -> int:
         value = 0  # not a number: the same message
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def natural_int(text: str) -> int:
+    """argparse type: an integer of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer of at least 0, got {text!r}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    """argparse type: a seed, 0 to 2**32 - 1 (what NumPy's generators take)."""
+    value = natural_int(text)
+    if value >= 2**32:
+        raise argparse.ArgumentTypeError(f"must be at most 2**32 - 1 = {2**32 - 1}, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number above 0."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text!r}")
     return value
 
 
@@ -159,9 +191,11 @@ def _report(record: dict, path: str | None) -> None:
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
     from reproducer.encoders.baselines import load_baseline
-    from reproducer.evaluate import TASKS, evaluate, resolve_tasks
+    from reproducer.evaluate import CONFIGS, TASKS, evaluate, resolve_tasks
 
-    tasks = resolve_tasks(args.tasks)  # fail on a bad task name before loading the encoder
+    tasks = resolve_tasks(args.tasks)  # fail on a bad task name or config before loading the encoder
+    if args.config not in CONFIGS:
+        raise ReproducerError(f"Unknown evaluation config {args.config!r}; choose one of {', '.join(CONFIGS)}.")
     if args.encoder.endswith(".pt") or "/" in args.encoder:  # a trained encoder saved with its save() method
         from reproducer.encoders.bundles import load_encoder
 
@@ -231,8 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     vectors = groups.add_parser("vectors", help="word vectors").add_subparsers(dest="cmd", required=True)
     p = vectors.add_parser("word2vec", help="train (or reuse) word2vec on the corpus and check it")
-    p.add_argument("--dim", type=int, default=300)
-    p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--dim", type=positive_int, default=300)
+    p.add_argument("--epochs", type=positive_int, default=5)
     p.add_argument("--max-books", type=positive_int, default=None)
     p.add_argument("--cased", action="store_true")
     p.add_argument("--retrain", action="store_true")
@@ -256,9 +290,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mean-max autoencoders: L2-normalise z_max and z_mean separately (the authors' evaluation)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--tasks", default="all", help="comma-separated task names, or 'all' (default)")
-    p.add_argument("--config", default="paper", choices=["paper", "sklearn", "prototype"],
-                   help="paper (default): SentEval's PyTorch protocol, what the papers report; sklearn: SentEval's "
-                        "scikit-learn back end; prototype: the scikit-learn one with fewer folds (quick)")
+    p.add_argument("--config", default="paper",
+                   help="paper (default): SentEval's PyTorch protocol, what the papers report; fast: SentEval's "
+                        "prototyping config; sklearn: SentEval's scikit-learn back end; prototype: the scikit-learn "
+                        "one with fewer folds (quick); the list: reproducer.evaluate.CONFIGS")
     p.add_argument("--json", help="write {encoder, config, results, seconds} to this file")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_evaluate)
@@ -267,9 +302,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a model of reproducer.models, e.g. uni-QT, 'mean-max AAE', MV, PP")
     p.add_argument("--preset", default="default", help="smoke | default | paper (default: default)")
     budget = p.add_mutually_exclusive_group()
-    budget.add_argument("--seconds", type=float, default=None, help="training seconds (replaces the preset's budget)")
-    budget.add_argument("--steps", type=int, default=None, help="optimiser steps (replaces the preset's budget)")
-    p.add_argument("--seed", type=int, default=0)
+    budget.add_argument("--seconds", type=positive_float, default=None,
+                        help="training seconds (replaces the preset's budget)")
+    budget.add_argument("--steps", type=positive_int, default=None, help="optimiser steps (replaces the preset's budget)")
+    p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--out", default=None, help="folder of checkpoints/ (default: results/<chapter>/<preset>)")
     p.add_argument("--eval-tasks", default=None, help="comma-separated tasks scored at the preset's evaluation points")
     p.add_argument("--precision", default=None, choices=["auto", "fp32", "bf16", "fp16"],
@@ -284,28 +320,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--objectives", default=",".join(FAMILY_OBJECTIVES),
                    help=f"comma-separated, from: {', '.join(FAMILY_OBJECTIVES)} (default: all)")
     p.add_argument("--preset", default="default", help="model sizes and batch sizes of this preset (default: default)")
-    p.add_argument("--seconds", type=float, default=30, help="training seconds per objective (default 30)")
-    p.add_argument("--profile-steps", type=int, default=0, help="then profile this many steps: top operators")
+    p.add_argument("--seconds", type=positive_float, default=30, help="training seconds per objective (default 30)")
+    p.add_argument("--profile-steps", type=natural_int, default=0, help="then profile this many steps: top operators")
     p.add_argument("--max-books", type=positive_int, default=None, help="corpus books (default: the preset's)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--json", help="write the measurements to this file")
     p.set_defaults(func=cmd_bench_objectives)
     p = bench.add_parser("epoch", help="useful TFLOP per epoch of our data at a preset's sizes, and hours on a GPU")
     p.add_argument("--objectives", default=",".join(FAMILY_OBJECTIVES), help="comma-separated (default: all)")
     p.add_argument("--preset", default="paper")
-    p.add_argument("--gpu-tflops", type=float, default=100.0, help="sustained GPU rate assumed (default 100 TFLOP/s)")
+    p.add_argument("--gpu-tflops", type=positive_float, default=100.0,
+                   help="sustained GPU rate assumed (default 100 TFLOP/s)")
     p.add_argument("--json", help="write the rows to this file")
     p.set_defaults(func=cmd_bench_epoch)
     p = bench.add_parser("widths", help="training throughput of objectives at one encoder width (QT vs ST, AAE)")
     p.add_argument("--objectives", default="quick_thought,skip_thought", help="comma-separated: quick_thought, skip_thought, aae, rae (mean-max autoencoders)")
-    p.add_argument("--hidden", type=int, default=600, help="GRU width H (default 600)")
-    p.add_argument("--word-dim", type=int, default=300, help="word vector size W (default 300)")
-    p.add_argument("--vocab", type=int, default=20000, help="vocabulary size incl. specials (default 20000)")
-    p.add_argument("--seconds", type=float, default=60, help="training seconds per objective (default 60)")
+    p.add_argument("--hidden", type=positive_int, default=600, help="GRU width H (default 600)")
+    p.add_argument("--word-dim", type=positive_int, default=300, help="word vector size W (default 300)")
+    p.add_argument("--vocab", type=positive_int, default=20000, help="vocabulary size incl. specials (default 20000)")
+    p.add_argument("--seconds", type=positive_float, default=60, help="training seconds per objective (default 60)")
     p.add_argument("--max-books", type=positive_int, default=None, help="corpus books per split (default: all)")
-    p.add_argument("--n-sampled", type=int, default=0, help="skip-thought sampled softmax size (default 0: exact)")
-    p.add_argument("--batch-size", type=int, default=0, help="one batch size for all (default: each paper's)")
+    p.add_argument("--n-sampled", type=natural_int, default=0, help="skip-thought sampled softmax size (default 0: exact)")
+    p.add_argument("--batch-size", type=natural_int, default=0, help="one batch size for all (default 0: each paper's)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--json", help="write the measurements to this file")
     p.set_defaults(func=cmd_bench_train)
@@ -321,8 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (on the device machine: $OUT)")
     p.add_argument("--plan", default="paper", choices=["paper", "smoke"], help="paper (a GPU) or smoke (the dry run)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
-    p.add_argument("--train-seconds", type=float, default=None, help="replace the plan's training budget per model")
-    p.add_argument("--bench-seconds", type=float, default=None, help="replace the plan's seconds per bench run")
+    p.add_argument("--train-seconds", type=positive_float, default=None, help="replace the plan's training budget per model")
+    p.add_argument("--bench-seconds", type=positive_float, default=None, help="replace the plan's seconds per bench run")
     p.add_argument("--no-check", action="store_true", help="skip the CUDA check (pytest -m cuda)")
     p.set_defaults(func=cmd_gpu_run)
 
@@ -457,6 +494,12 @@ def main(argv: list[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             if getattr(args, "json", None):
                 check_writable(args.json, "--json file")  # before the work, not after it
+            if getattr(args, "out", None):
+                check_folder(args.out, "--out")
+            if getattr(args, "device", None):
+                from reproducer.runtime import default_device
+
+                default_device(args.device)  # an unknown or missing device fails now, not after loading
             code = args.func(args) or 0
         sys.stdout.flush()  # a closed pipe fails here, not in Python's flush at exit
     except ReproducerError as e:

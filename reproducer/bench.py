@@ -17,6 +17,7 @@ change the cost). Batch sizes are each paper's (QT 400, skip-thought 128, AAE/RA
 from __future__ import annotations
 
 import dataclasses
+import math
 import multiprocessing as mp
 import resource
 import sys
@@ -268,6 +269,11 @@ def epoch_cost(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "paper", sa
     from reproducer.models import family
     from reproducer.presets import preset as preset_of
 
+    unknown = [o for o in objectives if o not in FAMILY_OBJECTIVES]
+    if unknown or not objectives:
+        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(FAMILY_OBJECTIVES)}.")
+    if not (gpu_flops > 0 and math.isfinite(gpu_flops)):
+        raise ReproducerError(f"gpu_flops must be a finite rate above 0, got {gpu_flops!r}.")
     cpu_flops = cpu_flops or sgemm_peak()
     rows = []
     for objective in objectives:

@@ -82,17 +82,37 @@ def existing_ancestor(path: str | Path) -> Path:
 
 
 def check_writable(path: str | Path, what: str = "output file") -> Path:
-    """``path`` if a file can be written there: it is not a folder, and its nearest existing ancestor is a writable
-    folder (missing folders below it are made when writing). Creates nothing; :class:`ReproducerError` otherwise."""
+    """``path`` if a file can be written there: it is not a folder, and its folder exists and is writable, or can be
+    created (tried now, then removed again: a folder that cannot be made, e.g. under ``/proc``, fails here rather than
+    after the work). Leaves nothing behind; :class:`ReproducerError` otherwise."""
     path = Path(path).expanduser()
     if path.is_dir():
         raise ReproducerError(f"The {what} {path} is a folder; give a file name (e.g. {path / 'results.json'}).")
-    ancestor = existing_ancestor(path.parent)
-    if not ancestor.is_dir():
-        raise ReproducerError(f"Cannot write the {what} {path}: {ancestor} is a file, not a folder.")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise ReproducerError(f"Cannot write the {what} {path}: the folder {ancestor} is not writable.")
+    check_folder(path.parent, f"the {what} {path}")
     return path
+
+
+def check_folder(folder: str | Path, purpose: str = "the output") -> Path:
+    """``folder`` if it is a writable folder or can be created (tried now and removed again); :class:`ReproducerError`
+    naming ``purpose`` and saying why not otherwise: a file is in the way, a folder cannot be created there, or it is
+    not writable."""
+    folder = Path(folder).expanduser()
+    ancestor = existing_ancestor(folder)
+    if not ancestor.is_dir():
+        raise ReproducerError(f"Cannot use the folder {folder} for {purpose}: {ancestor} is a file, not a folder.")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ReproducerError(f"Cannot write {purpose} into {folder}: the folder {ancestor} is not writable.")
+    missing = [p for p in (folder.absolute(), *folder.absolute().parents) if not os.path.exists(p)]
+    try:
+        for p in reversed(missing):
+            p.mkdir()
+    except OSError as e:
+        raise ReproducerError(f"Cannot create the folder {folder} for {purpose}: {e.strerror or e}.") from None
+    finally:
+        for p in missing:
+            if p.is_dir():
+                p.rmdir()
+    return folder
 
 
 def write_text(path: str | Path, text: str) -> None:

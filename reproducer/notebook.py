@@ -183,6 +183,8 @@ def coerce(parameter: Parameter, value: Any, where: str = "its parameters cell")
         rule = " ≥ 0" if kind in (int, float) else ", true/false/yes/no/1/0," if kind is bool else ""
         raise ReproducerError(f"Parameter {parameter.name} must be {article} {kind.__name__}{rule} ({where}), "
                               f"got {value!r}.")
+    if parameter.name == "seed" and result >= 2**32:
+        raise ReproducerError(f"Parameter seed must be at most 2**32 - 1 = {2**32 - 1} ({where}), got {value!r}.")
     if parameter.name == "preset" and result not in PRESETS:
         raise ReproducerError(f"Parameter preset must be one of {', '.join(PRESETS)} ({where}), got {value!r}.")
     return result

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from reproducer.errors import ReproducerError
-from reproducer.io import write_json
+from reproducer.io import check_writable, write_json
 
 
 def _distributed(device: str | None):
@@ -66,6 +66,8 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
     rank, size = world()
     folder = preset if seed == 0 else f"{preset}+{folder_label({'seed': seed})}"  # the notebook's folder for -p seed
     files = model_files(Path(out) if out else results_root() / fam.chapter / folder, name)
+    for what, path in files.items():  # before the training, not at its end
+        check_writable(path, f"{what} file")
     files["train"].parent.mkdir(parents=True, exist_ok=True)
     evaluate = None
     if eval_tasks:

@@ -38,7 +38,9 @@ def default_device(prefer=None):
     try:
         device = torch.device(prefer)
     except (RuntimeError, TypeError):
-        raise ReproducerError(f"Unknown device {prefer!r}: use cpu, cuda (cuda:N for the N-th GPU) or mps.") from None
+        device = None
+    if device is None or device.type not in ("cpu", "cuda", "mps"):  # e.g. "meta": a device without storage
+        raise ReproducerError(f"Unknown device {prefer!r}: use cpu, cuda (cuda:N for the N-th GPU) or mps.")
     _check_available(device)
     return device
 

@@ -64,13 +64,32 @@ def check_vectors(vectors: np.ndarray, n: int, encoder: str, task: str | None = 
                       DegenerateEmbeddingWarning, stacklevel=3)
 
 
+def call_encode(encoder: Encoder, sentences: list[str], **options):
+    """``encoder.encode(sentences, **options)`` with only the options its signature takes: the contract is
+    ``encode(sentences)``; ``batch_size`` and ``show_progress_bar`` go to encoders that accept them (or ``**kwargs``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(encoder.encode).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: pass nothing it might refuse
+        return encoder.encode(sentences)
+    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        options = {k: v for k, v in options.items() if k in params}
+    return encoder.encode(sentences, **options)
+
+
 def encode_unique(encoder: Encoder, sentences: list[str], batch_size: int = 128,
                   progress: bool = False, task: str | None = None) -> dict[str, np.ndarray]:
     """Encode each sentence once, in length-sorted order, and return a sentence -> vector map (vectors checked with
     :func:`check_vectors`; ``task`` names the task in its messages)."""
     order = sorted(sentences, key=lambda s: (len(s.split()), s))
-    vectors = np.asarray(encoder.encode(order, batch_size=batch_size, show_progress_bar=progress))
-    check_vectors(vectors, len(order), getattr(encoder, "name", type(encoder).__name__), task)
+    name = getattr(encoder, "name", type(encoder).__name__)
+    try:
+        vectors = np.asarray(call_encode(encoder, order, batch_size=batch_size, show_progress_bar=progress))
+    except ValueError as e:  # NumPy refuses ragged rows
+        raise ReproducerError(f"Encoder {name!r} returned vectors NumPy cannot stack ({e}); every sentence needs a "
+                              "vector of the same size.") from None
+    check_vectors(vectors, len(order), name, task)
     return dict(zip(order, vectors))
 
 

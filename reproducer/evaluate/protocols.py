@@ -210,7 +210,12 @@ def relatedness(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_d
 
 
 def cosine(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Row-wise cosine similarity; a zero vector has similarity 0 with everything."""
+    """Row-wise cosine similarity; a zero vector has similarity 0 with everything. Computed in float64, so float16
+    vectors do not overflow and very large float32 ones (×1e30) do not lose their angle."""
+    u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
+    scale = np.maximum(np.abs(u).max(axis=1, initial=0.0), np.abs(v).max(axis=1, initial=0.0))
+    scale[scale == 0] = 1.0
+    u, v = u / scale[:, None], v / scale[:, None]  # the cosine does not change; nothing overflows
     nu = np.linalg.norm(u, axis=1)
     nv = np.linalg.norm(v, axis=1)
     dots = np.einsum("ij,ij->i", u, v)

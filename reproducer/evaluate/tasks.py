@@ -238,7 +238,8 @@ def resolve_tasks(names: str | list[str | Task]) -> list[Task]:
         key = lookup.get(n.strip().lower())
         if key is None:
             raise ReproducerError(f"Unknown task {n!r}. Known tasks: {', '.join(TASKS)} (or 'all').")
-        out.append(TASKS[key])
+        if TASKS[key] not in out:  # "MR,mr" is one task, evaluated once
+            out.append(TASKS[key])
     if not out:
         raise ReproducerError("No tasks given: name some (e.g. MR,CR) or 'all'.")
     return out

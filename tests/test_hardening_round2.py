@@ -1,0 +1,156 @@
+"""Hardening, second round (issue 39): the rows of its table fixed so far, one test (or a few) per row. Each failed
+before its fix: a traceback after the work, a silent acceptance, or a wrong number."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from reproducer.__main__ import main as cli
+from reproducer.errors import ReproducerError
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "reproducer", *args], capture_output=True, text=True, timeout=300)
+
+
+def refused(proc: subprocess.CompletedProcess, *fragments: str) -> None:
+    """Exit status 2, an ``error:`` line naming every fragment, no traceback."""
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "error:" in proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr, proc.stderr
+
+
+# -- an output folder that cannot be created fails before the work ---------------------------------------------------
+
+def test_a_json_folder_that_cannot_be_created_fails_before_evaluating():
+    proc = run_cli("evaluate", "--encoder", "glove-bow", "--tasks", "MR", "--quiet", "--json", "/proc/nope/x.json")
+    refused(proc, "Cannot create the folder /proc/nope", "--json")
+    assert "MR" not in proc.stdout, "nothing was evaluated"
+
+
+def test_checking_a_new_folder_leaves_nothing_behind(tmp_path):
+    from reproducer.io import check_folder, check_writable
+
+    assert check_writable(tmp_path / "a" / "b" / "out.json") == tmp_path / "a" / "b" / "out.json"
+    assert check_folder(tmp_path / "c" / "d") == tmp_path / "c" / "d"
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ReproducerError, match="Cannot create the folder"):
+        check_folder("/proc/nope/deeper")
+
+
+def test_train_out_is_checked_before_training(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    refused(run_cli("train", "uni-QT", "--preset", "smoke", "--out", str(blocker), "--quiet"), str(blocker), "--out")
+    refused(run_cli("train", "uni-QT", "--preset", "smoke", "--out", "/proc/nope", "--quiet"), "/proc/nope")
+
+
+def test_a_checkpoint_path_that_is_a_folder_fails_before_training(tmp_path):
+    """``train`` used to train the whole budget, then fail at the save."""
+    from reproducer.runs import train_model
+
+    (tmp_path / "checkpoints" / "uni-QT.encoder.pt").mkdir(parents=True)
+    with pytest.raises(ReproducerError, match="uni-QT.encoder.pt is a folder"):
+        train_model("uni-QT", "smoke", out=tmp_path, progress=False)
+    assert not (tmp_path / "checkpoints" / "uni-QT.train.pt").exists(), "nothing was trained"
+
+
+# -- numbers and names the command line used to accept or crash on -------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ("train", "uni-QT", "--preset", "smoke", "--seed", "-1"),
+    ("train", "uni-QT", "--preset", "smoke", "--seed", "99999999999"),
+    ("train", "uni-QT", "--preset", "smoke", "--steps", "0"),
+    ("bench", "epoch", "--gpu-tflops", "0"), ("bench", "epoch", "--gpu-tflops", "-1"),
+    ("bench", "epoch", "--gpu-tflops", "nan"),
+    ("bench", "widths", "--hidden", "0"), ("bench", "widths", "--batch-size", "-4"),
+    ("bench", "widths", "--n-sampled", "-5"),
+    ("vectors", "word2vec", "--epochs", "0"), ("vectors", "word2vec", "--dim", "0"),
+])
+def test_out_of_range_numbers_are_refused_by_the_parser(args, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli(list(args))
+    assert stop.value.code == 2 and "error: argument" in capsys.readouterr().err
+
+
+def test_unknown_bench_objectives_and_rates_are_refused():
+    from reproducer.bench import epoch_cost
+
+    with pytest.raises(ReproducerError, match="Unknown objectives \\['nonsense'\\]"):
+        epoch_cost(["nonsense"])
+    with pytest.raises(ReproducerError, match="gpu_flops must be a finite rate above 0"):
+        epoch_cost(["quick-thought"], gpu_flops=float("nan"))
+
+
+def test_a_seed_parameter_beyond_numpys_range_is_refused():
+    from reproducer.notebook import Parameter, coerce
+
+    with pytest.raises(ReproducerError, match="seed must be at most 2\\*\\*32 - 1"):
+        coerce(Parameter("seed", int, 0), 5_000_000_000)
+    assert coerce(Parameter("seed", int, 0), 2**32 - 1) == 2**32 - 1
+
+
+@pytest.mark.parametrize("device", ["nonsense", "meta"])
+def test_unknown_devices_are_refused_before_any_work(device):
+    refused(run_cli("evaluate", "--encoder", "glove-bow", "--tasks", "MR", "--device", device), "Unknown device")
+
+
+def test_the_fast_config_is_accepted_and_an_unknown_one_refused_before_loading():
+    refused(run_cli("evaluate", "--encoder", "glove-bow", "--tasks", "MR", "--config", "fastest"),
+            "Unknown evaluation config 'fastest'", "fast")
+    from reproducer.__main__ import build_parser
+
+    assert build_parser().parse_args(["evaluate", "--encoder", "glove-bow", "--config", "fast"]).config == "fast"
+
+
+def test_a_task_named_twice_is_evaluated_once():
+    from reproducer.evaluate import resolve_tasks
+
+    assert [t.name for t in resolve_tasks("MR,mr, MR")] == ["MR"]
+
+
+# -- the evaluation's inputs ----------------------------------------------------------------------------------------
+
+def test_float16_and_huge_vectors_give_the_cosine_of_their_float64_values():
+    from reproducer.evaluate.protocols import cosine, cosine_correlations
+
+    rng = np.random.default_rng(0)
+    u, v = rng.normal(size=(50, 300)), rng.normal(size=(50, 300))
+    exact = cosine(u, v)
+    half = cosine((u * 100).astype(np.float16), (v * 100).astype(np.float16))  # float16 dot products overflow
+    assert np.isfinite(half).all() and np.abs(half - exact).max() < 1e-2
+    huge = cosine((u * 1e30).astype(np.float32), (v * 1e30).astype(np.float32))
+    assert np.abs(huge - exact).max() < 1e-5
+    gold = exact + rng.normal(scale=0.01, size=50)
+    assert cosine_correlations((u * 100).astype(np.float16), (v * 100).astype(np.float16), gold)["pearson"] > 0.95
+
+
+def test_an_encoder_with_the_documented_contract_is_evaluated():
+    """``encode(sentences)`` alone (the README's contract): the harness passes only the options it takes."""
+    from reproducer.evaluate.harness import encode_unique
+
+    class Plain:
+        name = "plain"
+
+        def encode(self, sentences):
+            return np.array([[len(s), s.count("a") + 1.0] for s in sentences])
+
+    table = encode_unique(Plain(), ["a b", "c", "aaa"])
+    assert table["aaa"].tolist() == [3.0, 4.0]
+
+
+def test_ragged_vectors_are_a_clear_error():
+    from reproducer.evaluate.harness import encode_unique
+
+    class Ragged:
+        name = "ragged"
+
+        def encode(self, sentences, **options):
+            return [[1.0] * (i + 1) for i in range(len(sentences))]
+
+    with pytest.raises(ReproducerError, match="'ragged' returned vectors NumPy cannot stack"):
+        encode_unique(Ragged(), ["a", "b c"])
