@@ -452,8 +452,18 @@ def cmd_gpu_run(args) -> int:
     return 1 if failed or problems else 0
 
 
+def _existing_notebooks(paths: list[str]) -> list[str]:
+    """``paths`` when every one is a notebook file; :class:`ReproducerError` naming the missing ones otherwise."""
+    missing = [p for p in paths if not os.path.isfile(p)]
+    if missing:
+        raise ReproducerError(f"No such notebook: {', '.join(missing)} (e.g. notebooks/00_data.ipynb).")
+    return paths
+
+
 def cmd_book_check(args) -> int:
     from reproducer.notebook import check_conventions, check_outputs
+
+    _existing_notebooks(args.notebooks)
 
     for path in args.notebooks:
         check_conventions(path)
@@ -466,7 +476,7 @@ def cmd_book_smoke(args) -> int:
     from reproducer.notebook import smoke
 
     t0 = time.perf_counter()
-    seconds = smoke(args.notebooks, args.out)
+    seconds = smoke(_existing_notebooks(args.notebooks), args.out)
     print(f"smoke: {len(seconds)} notebooks in {time.perf_counter() - t0:.1f} s")
     return 0
 

@@ -154,3 +154,8 @@ def test_ragged_vectors_are_a_clear_error():
 
     with pytest.raises(ReproducerError, match="'ragged' returned vectors NumPy cannot stack"):
         encode_unique(Ragged(), ["a", "b c"])
+
+
+@pytest.mark.parametrize("command", ["smoke", "check"])
+def test_a_missing_notebook_is_named(command):
+    refused(run_cli("book", command, "missing.ipynb"), "No such notebook: missing.ipynb")
