@@ -103,15 +103,22 @@ def check_folder(folder: str | Path, purpose: str = "the output") -> Path:
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise ReproducerError(f"Cannot write {purpose} into {folder}: the folder {ancestor} is not writable.")
     missing = [p for p in (folder.absolute(), *folder.absolute().parents) if not os.path.exists(p)]
+    created = []
     try:
         for p in reversed(missing):
-            p.mkdir()
+            try:
+                p.mkdir()
+                created.append(p)
+            except FileExistsError:  # another process (a torchrun rank) made it meanwhile: not ours to remove
+                pass
     except OSError as e:
         raise ReproducerError(f"Cannot create the folder {folder} for {purpose}: {e.strerror or e}.") from None
     finally:
-        for p in missing:
-            if p.is_dir():
+        for p in reversed(created):
+            try:
                 p.rmdir()
+            except OSError:  # another process has put something in it since
+                pass
     return folder
 
 

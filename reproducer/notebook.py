@@ -28,13 +28,14 @@ import math
 import os
 import re
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
 
-from reproducer.errors import ReproducerError
+from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.io import COMPRESS_ABOVE, atomic_path, read_json, stored_json, write_json
 from reproducer.runtime import seed_everything
 
@@ -251,7 +252,16 @@ def read_keys(folder: str | Path) -> dict:
     path = Path(folder) / KEY_FILE
     if not path.is_file():
         return {"keys": {}, "results": {}}
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):  # truncated, or not text
+        manifest = None
+    if not (isinstance(manifest, dict) and isinstance(manifest.get("keys"), dict)
+            and isinstance(manifest.get("results"), dict)):
+        warnings.warn(f"{path} is damaged (not a results manifest): the results of {Path(folder).name} are "
+                      "recomputed, and the manifest written anew.", ReproducerWarning, stacklevel=2)
+        return {"keys": {}, "results": {}}
+    return manifest
 
 
 def recorded_key(folder: str | Path, file: str) -> dict | None:
@@ -372,9 +382,14 @@ class NotebookRun:
         if (stored_json(path) if path.suffix == ".json" else path if path.is_file() else None) and not self.retrain:
             recorded = recorded_key(self.dir, file)
             if recorded == key:
-                print(f"[reused] {shown}")
-                return load(path)
-            why = "no key recorded" if recorded is None else key_difference(recorded, key)
+                try:
+                    value = load(path)
+                    print(f"[reused] {shown}")
+                    return value
+                except (ValueError, OSError, EOFError) as e:  # truncated JSON, CSV or gzip: computed again
+                    why = f"the stored file is damaged ({type(e).__name__})"
+            else:
+                why = "no key recorded" if recorded is None else key_difference(recorded, key)
         t0 = time.perf_counter()
         value = compute()
         save(path, value)

@@ -16,12 +16,14 @@ the test-time encoder at the preset's evaluation points).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import time
+import warnings
 from pathlib import Path
 
-from reproducer.errors import ReproducerError
+from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.io import check_writable, write_json
 
 
@@ -41,6 +43,36 @@ def _distributed(device: str | None):
         torch.cuda.set_device(chosen)
     dist.init_process_group(backend="nccl" if chosen.type == "cuda" else "gloo")
     return chosen
+
+
+@contextlib.contextmanager
+def exclusive(path: Path, what: str):
+    """Hold an exclusive lock on ``path`` (``fcntl.flock``, released when the process ends, also when it is killed)
+    while the block runs; :class:`ReproducerError` at once when another process holds it. Where ``fcntl`` is missing
+    (Windows), nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ReproducerError(f"Another run is training {what} right now (it holds {path}): wait for it, or give "
+                                  "this one another --out.") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _budget(settings) -> str:
+    """A preset's budget in words: ``11.0 hours`` and/or ``3,650 steps``."""
+    parts = ([f"{settings.max_seconds / 3600:,.1f} hours"] if settings.max_seconds else []) + \
+            ([f"{settings.max_steps:,} steps"] if settings.max_steps else [])
+    return " or ".join(parts)
 
 
 def train_model(name: str, preset: str = "default", *, seconds: float | None = None, steps: int | None = None,
@@ -69,21 +101,29 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
     for what, path in files.items():  # before the training, not at its end
         check_writable(path, f"{what} file")
     files["train"].parent.mkdir(parents=True, exist_ok=True)
+    if settings.name == "paper" and device.type == "cpu" and rank == 0:
+        warnings.warn(f"{name} at the paper preset on a CPU: its budget is {_budget(settings)} at the paper's sizes, "
+                      "meant for a GPU (README: Running the paper presets on a GPU; `python -m reproducer bench epoch "
+                      "--preset paper` gives the hours per epoch here). Give --seconds or --steps to bound it.",
+                      ReproducerWarning, stacklevel=2)
     evaluate = None
     if eval_tasks:
         from reproducer.evaluate.training_curve import curve_scores
 
         evaluate = curve_scores(eval_tasks, settings.eval_config)
     t0 = time.perf_counter()
-    fitted = fam.fit(entry.variant, settings, fam.training_data(entry.variant, settings), checkpoint=files["train"],
-                     evaluate=evaluate, seed=seed, device=device, progress=progress and rank == 0)
-    summary = {"model": name, "family": fam.name, "preset": settings.to_dict(), "seed": seed, "processes": size,
-               "steps": fitted.log.step, "batches": fitted.log.batches, "training_seconds": fitted.log.seconds,
-               "wall_seconds": time.perf_counter() - t0, "examples": fitted.log.examples,
-               "final_loss": fitted.log.losses[-1]["loss"] if fitted.log.losses else None,
-               "checkpoint": str(files["train"]), "bundle": str(files["encoder"]), "log": str(files["log"]),
-               "device": str(device)}
-    if rank == 0:
-        fitted.encoder.save(summary["bundle"])
-        write_json(summary["log"], {**summary, "log": fitted.log.to_dict()})
+    lock = exclusive(files["train"].with_name(files["train"].name + ".lock"), f"{name} into {files['train'].parent}") \
+        if rank == 0 else contextlib.nullcontext()
+    with lock:  # two runs on one --out would overwrite each other's checkpoint, bundle and log
+        fitted = fam.fit(entry.variant, settings, fam.training_data(entry.variant, settings), checkpoint=files["train"],
+                         evaluate=evaluate, seed=seed, device=device, progress=progress and rank == 0)
+        summary = {"model": name, "family": fam.name, "preset": settings.to_dict(), "seed": seed, "processes": size,
+                   "steps": fitted.log.step, "batches": fitted.log.batches, "training_seconds": fitted.log.seconds,
+                   "wall_seconds": time.perf_counter() - t0, "examples": fitted.log.examples,
+                   "final_loss": fitted.log.losses[-1]["loss"] if fitted.log.losses else None,
+                   "checkpoint": str(files["train"]), "bundle": str(files["encoder"]), "log": str(files["log"]),
+                   "device": str(device)}
+        if rank == 0:
+            fitted.encoder.save(summary["bundle"])
+            write_json(summary["log"], {**summary, "log": fitted.log.to_dict()})
     return summary

@@ -159,3 +159,73 @@ def test_ragged_vectors_are_a_clear_error():
 @pytest.mark.parametrize("command", ["smoke", "check"])
 def test_a_missing_notebook_is_named(command):
     refused(run_cli("book", command, "missing.ipynb"), "No such notebook: missing.ipynb")
+
+
+# -- the results cache and the training runs -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("manifest", ["", "{\"keys\": {", "[]", "{\"keys\": {}}"])
+def test_a_damaged_manifest_is_a_warning_and_the_result_is_computed_again(tmp_path, monkeypatch, manifest):
+    from reproducer.errors import ReproducerWarning
+    from reproducer.notebook import KEY_FILE, NotebookRun
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 1})
+    (tmp_path / "nb" / "smoke" / KEY_FILE).write_text(manifest)
+    with pytest.warns(ReproducerWarning, match="damaged"):
+        assert NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 2}) == {"score": 2}
+    assert NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 3}) == {"score": 2}  # the manifest is whole again
+    (tmp_path / "nb" / "smoke" / KEY_FILE).write_text(manifest)
+    with pytest.warns(ReproducerWarning):
+        assert NotebookRun("nb", "smoke", retrain=True).json("metrics", lambda: {"score": 4}) == {"score": 4}
+
+
+@pytest.mark.parametrize("name, cut", [("metrics", 5), ("table", 3)])
+def test_a_truncated_result_is_computed_again_saying_why(tmp_path, monkeypatch, capsys, name, cut):
+    import pandas as pd
+
+    from reproducer.notebook import NotebookRun
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    run = NotebookRun("nb", "smoke")
+    if name == "metrics":
+        run.json(name, lambda: {"score": 1.5, "n": 10})
+        path = tmp_path / "nb" / "smoke" / "metrics.json"
+    else:
+        run.frame(name, lambda: pd.DataFrame({"a": [1, 2]}))
+        path = tmp_path / "nb" / "smoke" / "table.csv"
+    path.write_bytes(path.read_bytes()[:cut] if name == "metrics" else b"\x00\xff\x00")
+    capsys.readouterr()
+    again = run.json(name, lambda: {"score": 1.5, "n": 10}) if name == "metrics" else \
+        run.frame(name, lambda: pd.DataFrame({"a": [1, 2]}))
+    assert "the stored file is damaged" in capsys.readouterr().out
+    assert (again == {"score": 1.5, "n": 10}) if name == "metrics" else again["a"].tolist() == [1, 2]
+
+
+def test_two_training_runs_on_one_folder_are_refused(tmp_path):
+    """The second run fails at once, naming the folder; the first keeps its files."""
+    from reproducer.runs import exclusive, train_model
+
+    lock = tmp_path / "checkpoints" / "uni-QT.train.pt.lock"
+    with exclusive(lock, "uni-QT"):  # as a first run holds it
+        with pytest.raises(ReproducerError, match="Another run is training uni-QT into"):
+            train_model("uni-QT", "smoke", out=tmp_path, progress=False)
+    assert not (tmp_path / "checkpoints" / "uni-QT.train.pt").exists()
+    summary = train_model("uni-QT", "smoke", steps=2, out=tmp_path, progress=False)  # free again
+    assert summary["steps"] == 2
+
+
+def test_the_paper_preset_on_a_cpu_warns_with_its_budget(monkeypatch, tmp_path):
+    from reproducer.errors import ReproducerWarning
+    from reproducer.models import family
+    from reproducer.runs import train_model
+
+    class Stop(Exception):
+        pass
+
+    def refuse(*args, **kwargs):
+        raise Stop  # the warning comes before the data is built and the model trained
+
+    monkeypatch.setattr(type(family("quick-thought")), "training_data", refuse)
+    with pytest.warns(ReproducerWarning, match="paper preset on a CPU: its budget is 11.0 hours"), \
+            pytest.raises(Stop):
+        train_model("uni-QT", "paper", device="cpu", out=tmp_path, progress=False)
