@@ -189,10 +189,27 @@ def world() -> tuple[int, int]:
 
 def _save(path: Path, model, optimizer, log: TrainLog, config: TrainConfig, identity: dict, scaler=None) -> None:
     state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "log": log.to_dict(),
-             "config": asdict(config), "identity": identity}
+             "config": asdict(config), "identity": identity, "rng": _rng_state()}
     if scaler is not None:
         state["scaler"] = scaler.state_dict()
     checkpoints.save(state, path)
+
+
+def _rng_state() -> dict:
+    """PyTorch's random-number state (CPU and every GPU): what dropout draws next. Batches need none (they are pure
+    functions of the step), but a model with dropout resumes exactly only from the state its checkpoint was written
+    in."""
+    return {"torch": torch.get_rng_state(),
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []}
+
+
+def _restore_rng(state: dict | None) -> None:
+    """Put back a :func:`_rng_state` (a checkpoint from before it was saved has none: nothing to restore)."""
+    if not state:
+        return
+    torch.set_rng_state(state["torch"].cpu())
+    if state["cuda"] and torch.cuda.is_available() and len(state["cuda"]) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all([s.cpu() for s in state["cuda"]])
 
 
 def _fingerprint(batch) -> str:
@@ -327,7 +344,8 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
           device=None, progress: bool = True, desc: str = "train", settings: dict | None = None) -> TrainLog:
     """Train ``model`` on ``batches(index)`` under ``config``; resume from ``checkpoint`` when it exists.
 
-    Checkpoints you can trust: a checkpoint is written every ``checkpoint_every`` steps and every
+    Checkpoints you can trust: a checkpoint (weights, optimiser, log and PyTorch's random-number state, so dropout
+    resumes exactly too) is written every ``checkpoint_every`` steps and every
     ``checkpoint_seconds`` of wall-clock time, with a digest verified when it is read (:mod:`reproducer.checkpoints`).
     It resumes only the same run: the same ``settings`` (e.g. a preset's :meth:`Preset.identity`), optimiser
     settings, parameter shapes and data (the first batch's fingerprint) — a difference is refused with a message
@@ -368,6 +386,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
         log = TrainLog(**state["log"])
         if scaler is not None and "scaler" in state:
             scaler.load_state_dict(state["scaler"])
+        _restore_rng(state.get("rng"))  # dropout continues where the checkpointed run was
     forward = model
     if size > 1:
         from torch.nn.parallel import DistributedDataParallel
