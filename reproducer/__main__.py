@@ -50,26 +50,25 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer of at least 1."""
+def _int_in(text: str, low: int, rule: str) -> int:
+    """``text`` as an integer of at least ``low``, else argparse's error saying ``must be <rule>``."""
     try:
         value = int(text)
     except ValueError:
-        value = 0  # not a number: the same message
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+        value = low - 1  # not a number: the same message
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    return _int_in(text, 1, "a positive integer")
 
 
 def natural_int(text: str) -> int:
     """argparse type: an integer of at least 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer of at least 0, got {text!r}")
-    return value
+    return _int_in(text, 0, "an integer of at least 0")
 
 
 def seed_int(text: str) -> int:
