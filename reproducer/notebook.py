@@ -247,8 +247,9 @@ def key_id(key: dict) -> str:
 
 
 def read_keys(folder: str | Path) -> dict:
-    """A results folder's manifest, ``{"keys": {id: key}, "results": {file: id}}`` (files relative to the folder,
-    with ``/``); empty when the folder has none."""
+    """A results folder's manifest, ``{"keys": {id: key}, "results": {file: id}, "digests": {file: sha256}}`` (files
+    relative to the folder, with ``/``; the digest of each file as stored, checked on reuse); empty when the folder has
+    none."""
     path = Path(folder) / KEY_FILE
     if not path.is_file():
         return {"keys": {}, "results": {}}
@@ -257,7 +258,7 @@ def read_keys(folder: str | Path) -> dict:
     except (ValueError, UnicodeDecodeError):  # truncated, or not text
         manifest = None
     if not (isinstance(manifest, dict) and isinstance(manifest.get("keys"), dict)
-            and isinstance(manifest.get("results"), dict)):
+            and isinstance(manifest.get("results"), dict) and isinstance(manifest.get("digests", {}), dict)):
         warnings.warn(f"{path} is damaged (not a results manifest): the results of {Path(folder).name} are "
                       "recomputed, and the manifest written anew.", ReproducerWarning, stacklevel=2)
         return {"keys": {}, "results": {}}
@@ -270,16 +271,38 @@ def recorded_key(folder: str | Path, file: str) -> dict | None:
     return manifest["keys"].get(manifest["results"].get(file))
 
 
+def stored_digest(folder: str | Path, file: str) -> str | None:
+    """SHA-256 of the stored form of result ``file`` (``X.json`` may be stored as ``X.json.gz``); ``None`` if absent."""
+    path = Path(folder) / file
+    found = stored_json(path) if path.suffix == ".json" else path if path.is_file() else None
+    return hashlib.sha256(found.read_bytes()).hexdigest() if found else None
+
+
 def record_keys(folder: str | Path, keys: dict[str, dict]) -> None:
-    """Record each file's key (``{file: key}``) in ``folder``'s manifest, written atomically; keys that no file
-    uses any more are dropped."""
+    """Record each file's key (``{file: key}``) and the SHA-256 of the file as stored now in ``folder``'s manifest,
+    written atomically; keys that no file uses any more are dropped."""
     manifest = read_keys(folder)
+    digests = manifest.get("digests", {})
     for file, key in keys.items():
         manifest["keys"][key_id(key)] = key
         manifest["results"][file] = key_id(key)
+        digests[file] = stored_digest(folder, file)
     used = set(manifest["results"].values())
     write_json(Path(folder) / KEY_FILE, {"keys": {i: k for i, k in manifest["keys"].items() if i in used},
-                                         "results": dict(sorted(manifest["results"].items()))})
+                                         "results": dict(sorted(manifest["results"].items())),
+                                         "digests": {f: d for f, d in sorted(digests.items()) if d}})
+
+
+def record_digests(folder: str | Path) -> int:
+    """Record the digest of every result of ``folder``'s manifest that has none yet (results stored before digests
+    were kept), trusting the file as it is now; returns how many were added."""
+    manifest = read_keys(folder)
+    digests = manifest.setdefault("digests", {})
+    added = {f: d for f in manifest["results"] if f not in digests and (d := stored_digest(folder, f))}
+    if added:
+        digests.update(added)
+        write_json(Path(folder) / KEY_FILE, {**manifest, "digests": dict(sorted(digests.items()))})
+    return len(added)
 
 
 def _flat(key: dict) -> dict[str, Any]:
@@ -373,7 +396,9 @@ class NotebookRun:
     def reusable(self, file: str) -> bool:
         """Whether the stored result ``file`` (e.g. ``"table8.json"``) would be reused: it exists, was stored under
         this run's key, and ``retrain`` is off."""
-        return not self.retrain and stored_json(self.path(file)) is not None and recorded_key(self.dir, file) == self.key
+        expected = read_keys(self.dir).get("digests", {}).get(file)
+        return (not self.retrain and stored_json(self.path(file)) is not None and recorded_key(self.dir, file) == self.key
+                and expected in (None, stored_digest(self.dir, file)))
 
     def _cached(self, path: Path, compute: Callable[[], Any], load: Callable[[Path], Any],
                 save: Callable[[Path, Any], None]) -> Any:
@@ -381,7 +406,10 @@ class NotebookRun:
         why = None
         if (stored_json(path) if path.suffix == ".json" else path if path.is_file() else None) and not self.retrain:
             recorded = recorded_key(self.dir, file)
-            if recorded == key:
+            expected = read_keys(self.dir).get("digests", {}).get(file)
+            if recorded == key and expected and expected != stored_digest(self.dir, file):
+                why = "the stored file changed after it was written (its SHA-256 is not the recorded one)"
+            elif recorded == key:
                 try:
                     value = load(path)
                     print(f"[reused] {shown}")

@@ -197,7 +197,8 @@ def test_a_truncated_result_is_computed_again_saying_why(tmp_path, monkeypatch, 
     capsys.readouterr()
     again = run.json(name, lambda: {"score": 1.5, "n": 10}) if name == "metrics" else \
         run.frame(name, lambda: pd.DataFrame({"a": [1, 2]}))
-    assert "the stored file is damaged" in capsys.readouterr().out
+    out = capsys.readouterr().out  # the digest catches it first; a result without one fails to load instead
+    assert "the stored file changed after it was written" in out or "the stored file is damaged" in out
     assert (again == {"score": 1.5, "n": 10}) if name == "metrics" else again["a"].tolist() == [1, 2]
 
 
@@ -262,3 +263,57 @@ def test_resume_with_dropout_equals_an_uninterrupted_run_bit_for_bit(tmp_path):
     resumed = run(12, tmp_path / "stopped.pt")
     for a, b in zip(straight.parameters(), resumed.parameters()):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("kind", ["json", "compressed", "csv"])
+def test_a_hand_edited_result_is_computed_again_not_served(tmp_path, monkeypatch, capsys, kind):
+    """The manifest keeps each result's SHA-256 as stored; a result edited by hand (a number changed, a table cut)
+    no longer matches it and is computed again, saying why."""
+    import gzip
+    import json
+
+    import pandas as pd
+
+    from reproducer.io import COMPRESS_ABOVE
+    from reproducer.notebook import NotebookRun
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    run, folder = NotebookRun("nb", "smoke"), tmp_path / "nb" / "smoke"
+    if kind == "csv":
+        make = lambda: pd.DataFrame({"model": ["a", "b", "c"], "score": [70.07, 60.0, 50.0]})  # noqa: E731
+        run.frame("table", make)
+        path = folder / "table.csv"
+        path.write_text("\n".join(path.read_text().splitlines()[:3]) + "\n")  # cut to two rows
+        assert run.frame("table", make)["score"].tolist() == [70.07, 60.0, 50.0]
+    else:
+        big = kind == "compressed"
+        make = lambda: {"MR": 70.07, "pad": "x" * (COMPRESS_ABOVE if big else 1)}  # noqa: E731
+        run.json("eval", make)
+        path = folder / ("eval.json.gz" if big else "eval.json")
+        text = (gzip.decompress(path.read_bytes()) if big else path.read_bytes()).decode().replace("70.07", "99.0")
+        path.write_bytes(gzip.compress(text.encode(), mtime=0) if big else text.encode())
+        assert json.loads(text)["MR"] == 99.0
+        assert run.json("eval", make)["MR"] == 70.07
+    assert "the stored file changed after it was written" in capsys.readouterr().out
+    assert run.reusable(path.name.removesuffix(".gz"))  # the manifest matches the file written again
+
+
+def test_results_stored_before_digests_are_reused_and_can_be_given_one(tmp_path, monkeypatch, capsys):
+    import json
+
+    from reproducer.notebook import KEY_FILE, NotebookRun, record_digests
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    folder = tmp_path / "nb" / "smoke"
+    NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 1})
+    manifest = json.loads((folder / KEY_FILE).read_text())
+    del manifest["digests"]
+    (folder / KEY_FILE).write_text(json.dumps(manifest))
+    assert NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 2}) == {"score": 1}  # reused, as before
+    (folder / "metrics.json").write_text('{"sco')  # truncated, and no digest to tell: it fails to load
+    assert NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 1}) == {"score": 1}
+    assert "the stored file is damaged (JSONDecodeError)" in capsys.readouterr().out
+    (folder / KEY_FILE).write_text(json.dumps(manifest))
+    assert record_digests(folder) == 1 and record_digests(folder) == 0
+    (folder / "metrics.json").write_text('{"score": 99}\n')
+    assert NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 2}) == {"score": 2}
