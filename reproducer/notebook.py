@@ -519,6 +519,15 @@ class NotebookRun:
         return path
 
 
+def at_least_one(**parameters: int) -> None:
+    """Refuse a count parameter of 0 (``-p samples_per_task 0``), which would leave a table with nothing in it:
+    :class:`ReproducerError` naming the parameter."""
+    for name, value in parameters.items():
+        if value < 1:
+            raise ReproducerError(f"Parameter {name} must be at least 1 (-p {name} N), got {value!r}: with 0 there is "
+                                  "nothing to show.")
+
+
 def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> NotebookRun:
     """Set up a notebook's execution from its parameters, as its set-up cell does: ``run = start("00_data",
     globals())``.

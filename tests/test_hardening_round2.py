@@ -317,3 +317,21 @@ def test_results_stored_before_digests_are_reused_and_can_be_given_one(tmp_path,
     assert record_digests(folder) == 1 and record_digests(folder) == 0
     (folder / "metrics.json").write_text('{"score": 99}\n')
     assert NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 2}) == {"score": 2}
+
+
+@pytest.mark.parametrize("name", ["samples_per_task", "length_sample"])
+def test_a_count_parameter_of_zero_is_refused(name, tmp_path):
+    """``-p samples_per_task 0`` used to end in a KeyError from the table's styler, ``-p length_sample 0`` in a cache
+    that differed on the second run; chapter 00 now refuses both in its set-up cell."""
+    from reproducer.notebook import at_least_one
+
+    with pytest.raises(ReproducerError, match=f"Parameter {name} must be at least 1"):
+        at_least_one(**{name: 0})
+    at_least_one(**{name: 1})
+    from pathlib import Path
+
+    import nbformat
+
+    notebook = Path(__file__).resolve().parents[1] / "notebooks" / "00_data.ipynb"
+    setup = nbformat.read(notebook, as_version=4).cells[3].source
+    assert "at_least_one(samples_per_task=samples_per_task, length_sample=length_sample)" in setup
