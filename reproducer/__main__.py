@@ -34,6 +34,7 @@ from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.io import check_folder, check_writable, write_json
 
 _CLOSED_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a command whose reader went away (`| head`)
+_INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped with Ctrl-C
 
 
 def _size(n: float) -> str:
@@ -517,6 +518,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return _CLOSED_PIPE
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; a training run resumes from its last checkpoint
+        again = " Run the same command to resume from its last checkpoint." if args.func is cmd_train else ""
+        print(f"\ninterrupted.{again}", file=sys.stderr)
+        return _INTERRUPTED
     return code
 
 

@@ -335,3 +335,39 @@ def test_a_count_parameter_of_zero_is_refused(name, tmp_path):
     notebook = Path(__file__).resolve().parents[1] / "notebooks" / "00_data.ipynb"
     setup = nbformat.read(notebook, as_version=4).cells[3].source
     assert "at_least_one(samples_per_task=samples_per_task, length_sample=length_sample)" in setup
+
+
+def _interrupt_when(args: list[str], ready, tmp_path) -> tuple[int, str]:
+    """Start ``python -m reproducer ARGS``, wait until ``ready(stderr so far)``, press Ctrl-C (SIGINT); its exit
+    status and stderr."""
+    import os
+    import signal
+    import time
+
+    log = tmp_path / "stderr.txt"
+    with open(log, "w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "reproducer", *args], stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 240
+        while not ready(log.read_text()) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.5)
+        time.sleep(1.0)
+        os.kill(process.pid, signal.SIGINT)
+        code = process.wait(timeout=120)
+    return code, log.read_text()
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_train_is_one_line_and_says_how_to_resume(tmp_path):
+    checkpoint = tmp_path / "out" / "checkpoints" / "PP.train.pt"
+    code, err = _interrupt_when(["train", "PP", "--preset", "smoke", "--steps", "1000000", "--out",
+                                 str(tmp_path / "out")], lambda _: checkpoint.is_file(), tmp_path)
+    assert code == 130 and "Traceback" not in err, err
+    assert "interrupted. Run the same command to resume from its last checkpoint." in err
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_the_corpus_build_stops_every_worker_quietly(tmp_path):
+    code, err = _interrupt_when(["corpus", "build", "--max-books", "60", "--cased", "--rebuild", "--workers", "2"],
+                                lambda text: "build corpus" in text, tmp_path)
+    assert code == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.rstrip().splitlines()[-1] == "interrupted."

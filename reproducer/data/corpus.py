@@ -197,6 +197,14 @@ def corpus_dir(config: CorpusConfig) -> Path:
     return data_dir() / "corpus" / config.key(inputs)
 
 
+def _ignore_interrupts() -> None:
+    """In a worker of the corpus build: leave Ctrl-C to the parent, which stops the pool (one clean message, not a
+    traceback from every worker)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def build_corpus(config: CorpusConfig = CorpusConfig(), *, workers: int | None = None,
                  progress: bool = True, rebuild: bool = False) -> Path:
     """Build (or reuse) the tokenized sentence corpus and return its cache folder.
@@ -220,16 +228,18 @@ def build_corpus(config: CorpusConfig = CorpusConfig(), *, workers: int | None =
     t0 = time.perf_counter()
     results: list[tuple[list[str], list[int]]] = []
     bar = tqdm(total=len(jobs), desc="build corpus", unit="book", disable=not progress)
-    if workers > 1 and len(jobs) > 1:
-        with get_context("spawn").Pool(workers) as pool:
-            for r in pool.imap(_process, jobs, chunksize=1):
-                results.append(r)
+    try:
+        if workers > 1 and len(jobs) > 1:
+            with get_context("spawn").Pool(workers, initializer=_ignore_interrupts) as pool:
+                for r in pool.imap(_process, jobs, chunksize=1):
+                    results.append(r)
+                    bar.update()
+        else:
+            for job in jobs:
+                results.append(_process(job))
                 bar.update()
-    else:
-        for job in jobs:
-            results.append(_process(job))
-            bar.update()
-    bar.close()
+    finally:
+        bar.close()
     seconds = time.perf_counter() - t0
 
     out.parent.mkdir(parents=True, exist_ok=True)
