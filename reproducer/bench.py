@@ -224,11 +224,6 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
     return record
 
 
-def _run_family(objective: str, preset_name: str, seconds: float, seed: int, device: str | None, profile_steps: int,
-                overrides: dict) -> dict:
-    return measure_objective(objective, preset_name, seconds, seed, device, profile_steps, overrides)
-
-
 def bench_objectives(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "default", seconds: float = 30,
                      seed: int = 0, device: str | None = None, profile_steps: int = 0, **overrides) -> dict:
     """Train each objective of :data:`FAMILY_OBJECTIVES` at ``preset`` (its model sizes and batch size, on the real
@@ -238,7 +233,7 @@ def bench_objectives(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "defa
     (:func:`~reproducer.flops.sgemm_peak`), padding waste (padded ÷ real token positions), peak memory; with
     ``profile_steps`` the top operators of that many more steps. ``overrides``: preset fields for every objective
     (e.g. ``max_books=50``)."""
-    runs = _one_process_each(_run_family, objectives, FAMILY_OBJECTIVES, preset, seconds, seed, device,
+    runs = _one_process_each(measure_objective, objectives, FAMILY_OBJECTIVES, preset, seconds, seed, device,
                              profile_steps, overrides)
     return {"settings": {"preset": preset, "seconds": seconds, "seed": seed, "profile_steps": profile_steps,
                          **overrides}, "runs": runs}

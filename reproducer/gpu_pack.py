@@ -25,7 +25,6 @@ only Quick-Thoughts for scores.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import lzma
@@ -38,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from reproducer.errors import ReproducerError
-from reproducer.io import atomic_path, write_json
+from reproducer.io import atomic_path, sha256_file, write_json
 
 MAX_PACK_BYTES = 60 * 2**20  # the issue's limit: 64 MiB travel with a device call, the rest is the repository
 MAX_WORDS = 65535  # ids fit uint16; the largest vocabulary a preset trains (Quick-Thoughts' paper preset) is 50,000
@@ -48,14 +47,6 @@ PACK_VERSION = 1
 SCALES = {"smoke": {"max_books": 3, "word_dim": 32}, "paper": {"max_books": None, "word_dim": 300}}
 #: The evaluation datasets a run scores on: the tasks of Logeswaran & Lee's Table 1 read ``senteval`` only.
 DATASETS = ("senteval",)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _write_xz(path: Path, data: bytes) -> None:
@@ -148,7 +139,7 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     meta = {"version": PACK_VERSION, "scale": scale, **settings, "words": len(vocab),
             "train_sentences": int(len(arrays["train_lengths"])), "train_tokens": int(len(arrays["train_ids"])),
             "valid_sentences": int(len(arrays["valid_lengths"])), "keep_tokens": KEEP_TOKENS,
-            "datasets": list(DATASETS), "files": {f: _sha256(out / f) for f in files},
+            "datasets": list(DATASETS), "files": {f: sha256_file(out / f) for f in files},
             "bytes": sum((out / f).stat().st_size for f in files), "build_seconds": time.perf_counter() - t0}
     if meta["bytes"] > MAX_PACK_BYTES:
         raise ReproducerError(f"The pack is {meta['bytes'] / 2**20:.1f} MiB, above its limit of "
@@ -173,7 +164,7 @@ class Pack:
         self.meta = json.loads(meta.read_text(encoding="utf-8"))
         for name, digest in self.meta["files"].items():
             path = self.folder / name
-            if not path.is_file() or _sha256(path) != digest:
+            if not path.is_file() or sha256_file(path) != digest:
                 raise ReproducerError(f"{path} is missing or changed since the pack was built; build it again with "
                                       "`make gpu-pack`.")
         self._arrays: dict | None = None

@@ -8,6 +8,7 @@ not ``tempfile``'s private ``0o600``.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import tempfile
@@ -120,6 +121,15 @@ def check_folder(folder: str | Path, purpose: str = "the output") -> Path:
             except OSError:  # another process has put something in it since
                 pass
     return folder
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    """The SHA-256 of a file's bytes (hex), read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_text(path: str | Path, text: str) -> None:

@@ -36,7 +36,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.io import COMPRESS_ABOVE, atomic_path, read_json, stored_json, write_json
+from reproducer.io import COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_json
 from reproducer.runtime import seed_everything
 
 PRESETS = ("smoke", "quick", "default", "paper")
@@ -273,9 +273,8 @@ def recorded_key(folder: str | Path, file: str) -> dict | None:
 
 def stored_digest(folder: str | Path, file: str) -> str | None:
     """SHA-256 of the stored form of result ``file`` (``X.json`` may be stored as ``X.json.gz``); ``None`` if absent."""
-    path = Path(folder) / file
-    found = stored_json(path) if path.suffix == ".json" else path if path.is_file() else None
-    return hashlib.sha256(found.read_bytes()).hexdigest() if found else None
+    found = stored_json(Path(folder) / file)
+    return sha256_file(found) if found else None
 
 
 def record_keys(folder: str | Path, keys: dict[str, dict]) -> None:
@@ -396,28 +395,33 @@ class NotebookRun:
     def reusable(self, file: str) -> bool:
         """Whether the stored result ``file`` (e.g. ``"table8.json"``) would be reused: it exists, was stored under
         this run's key, and ``retrain`` is off."""
-        expected = read_keys(self.dir).get("digests", {}).get(file)
-        return (not self.retrain and stored_json(self.path(file)) is not None and recorded_key(self.dir, file) == self.key
-                and expected in (None, stored_digest(self.dir, file)))
+        return not self.retrain and stored_json(self.path(file)) is not None and self._why_not_reused(file) is None
+
+    def _why_not_reused(self, file: str) -> str | None:
+        """Why the stored result ``file`` may not be reused (``None``: it may): no key or another key recorded for
+        it, or its SHA-256 no longer the one recorded when it was written."""
+        manifest = read_keys(self.dir)
+        recorded = manifest["keys"].get(manifest["results"].get(file))
+        if recorded != self.key:
+            return "no key recorded" if recorded is None else key_difference(recorded, self.key)
+        expected = manifest.get("digests", {}).get(file)
+        if expected and expected != stored_digest(self.dir, file):
+            return "the stored file changed after it was written (its SHA-256 is not the recorded one)"
+        return None
 
     def _cached(self, path: Path, compute: Callable[[], Any], load: Callable[[Path], Any],
                 save: Callable[[Path, Any], None]) -> Any:
         file, shown, key = path.relative_to(self.dir).as_posix(), path.relative_to(results_root().parent), self.key
         why = None
-        if (stored_json(path) if path.suffix == ".json" else path if path.is_file() else None) and not self.retrain:
-            recorded = recorded_key(self.dir, file)
-            expected = read_keys(self.dir).get("digests", {}).get(file)
-            if recorded == key and expected and expected != stored_digest(self.dir, file):
-                why = "the stored file changed after it was written (its SHA-256 is not the recorded one)"
-            elif recorded == key:
+        if stored_json(path) is not None and not self.retrain:
+            why = self._why_not_reused(file)
+            if why is None:
                 try:
                     value = load(path)
                     print(f"[reused] {shown}")
                     return value
                 except (ValueError, OSError, EOFError) as e:  # truncated JSON, CSV or gzip: computed again
                     why = f"the stored file is damaged ({type(e).__name__})"
-            else:
-                why = "no key recorded" if recorded is None else key_difference(recorded, key)
         t0 = time.perf_counter()
         value = compute()
         save(path, value)

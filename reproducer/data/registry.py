@@ -44,7 +44,7 @@ from reproducer.errors import (
     TruncatedGzipError,
     UnknownDatasetError,
 )
-from reproducer.io import atomic_path, existing_ancestor, remove_stale_parts
+from reproducer.io import atomic_path, existing_ancestor, remove_stale_parts, sha256_file
 
 _CHUNK = 1 << 20
 _TIMEOUT = 60  # seconds a download may wait for the server (to connect, or between two reads)
@@ -143,14 +143,6 @@ def local_path(name: str) -> Path:
     return data_dir() / dataset(name).name
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _sha256_gunzip(path: Path) -> str:
     """SHA-256 of a gzip file's decompressed bytes; :class:`TruncatedGzipError` if cut short."""
     h = hashlib.sha256()
@@ -172,7 +164,7 @@ def verify_file(path: Path, entry: FileEntry) -> None:
     A gzip file that is cut short raises :class:`TruncatedGzipError`; any other difference
     :class:`ChecksumMismatchError` naming the file, the expected and the actual checksum.
     """
-    actual = _sha256_file(path)
+    actual = sha256_file(path, _CHUNK)
     if actual == entry.sha256:
         return
     if entry.path.endswith(".gz"):
