@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import torch
 
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.io import atomic_path
+from reproducer.io import atomic_path, sha256_file
 
 FORMAT = "reproducer-digest/1"
 
@@ -98,3 +98,21 @@ def load(path: str | Path, *, what: str = "checkpoint", fix: str = "Delete it an
         raise DamagedFileError(f"{path}: non-finite values (NaN or infinity) in {', '.join(bad[:5])}"
                                f"{' …' if len(bad) > 5 else ''}: the {what} is poisoned. {fix}")
     return obj
+
+
+def identity(path: str | Path) -> str | None:
+    """What a checkpoint or bundle at ``path`` *is*, cheaply: the SHA-256 its wrapper carries, read through a memory
+    map without loading the payload (milliseconds for any size); the SHA-256 of the whole file for one written before
+    digests or one that cannot be read; ``None`` when there is no file. Training rewrites a checkpoint only when it
+    trains (or logs) something, so the identity changes exactly when the model does — what the notebooks' results cache
+    keys a model's results by (:meth:`reproducer.notebook.NotebookRun.model`)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        obj = torch.load(path, mmap=True, map_location="cpu", weights_only=True)
+        if isinstance(obj, dict) and obj.get("format") == FORMAT and isinstance(obj.get("sha256"), str):
+            return obj["sha256"]
+    except Exception:  # unreadable: the bytes themselves are its identity (loading it will say what is wrong)
+        pass
+    return sha256_file(path)

@@ -47,6 +47,8 @@ KEY_FILE = "cache_keys.json"
 #: The types a parameter may be annotated with, by annotation.
 TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 _BOOLS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+#: The models each result being computed reads (innermost last): checkpoint paths relative to the results root.
+_USING: list[set[str]] = []
 
 
 def results_root() -> Path:
@@ -247,9 +249,10 @@ def key_id(key: dict) -> str:
 
 
 def read_keys(folder: str | Path) -> dict:
-    """A results folder's manifest, ``{"keys": {id: key}, "results": {file: id}, "digests": {file: sha256}}`` (files
-    relative to the folder, with ``/``; the digest of each file as stored, checked on reuse); empty when the folder has
-    none."""
+    """A results folder's manifest, ``{"keys": {id: key}, "results": {file: id}, "digests": {file: sha256}, "uses":
+    {file: {checkpoint: identity}}}`` (files relative to the folder, with ``/``; the digest of each file as stored and
+    the identity of each model checkpoint it was computed from, both checked on reuse; ``uses`` only where a result read
+    a model whose checkpoint was there); empty when the folder has none."""
     path = Path(folder) / KEY_FILE
     if not path.is_file():
         return {"keys": {}, "results": {}}
@@ -258,7 +261,8 @@ def read_keys(folder: str | Path) -> dict:
     except (ValueError, UnicodeDecodeError):  # truncated, or not text
         manifest = None
     if not (isinstance(manifest, dict) and isinstance(manifest.get("keys"), dict)
-            and isinstance(manifest.get("results"), dict) and isinstance(manifest.get("digests", {}), dict)):
+            and isinstance(manifest.get("results"), dict) and isinstance(manifest.get("digests", {}), dict)
+            and isinstance(manifest.get("uses", {}), dict)):
         warnings.warn(f"{path} is damaged (not a results manifest): the results of {Path(folder).name} are "
                       "recomputed, and the manifest written anew.", ReproducerWarning, stacklevel=2)
         return {"keys": {}, "results": {}}
@@ -277,19 +281,23 @@ def stored_digest(folder: str | Path, file: str) -> str | None:
     return sha256_file(found) if found else None
 
 
-def record_keys(folder: str | Path, keys: dict[str, dict]) -> None:
-    """Record each file's key (``{file: key}``) and the SHA-256 of the file as stored now in ``folder``'s manifest,
-    written atomically; keys that no file uses any more are dropped."""
+def record_keys(folder: str | Path, keys: dict[str, dict], uses: dict[str, dict[str, str]] | None = None) -> None:
+    """Record each file's key (``{file: key}``), the SHA-256 of the file as stored now and the identities of the model
+    checkpoints it was computed from (``uses``: ``{file: {checkpoint: identity}}``) in ``folder``'s manifest, written
+    atomically; keys that no file uses any more are dropped."""
     manifest = read_keys(folder)
-    digests = manifest.get("digests", {})
+    digests, models = manifest.get("digests", {}), manifest.get("uses", {})
     for file, key in keys.items():
         manifest["keys"][key_id(key)] = key
         manifest["results"][file] = key_id(key)
         digests[file] = stored_digest(folder, file)
+        models[file] = (uses or {}).get(file) or {}
     used = set(manifest["results"].values())
+    models = {f: m for f, m in sorted(models.items()) if m and f in manifest["results"]}
     write_json(Path(folder) / KEY_FILE, {"keys": {i: k for i, k in manifest["keys"].items() if i in used},
                                          "results": dict(sorted(manifest["results"].items())),
-                                         "digests": {f: d for f, d in sorted(digests.items()) if d}})
+                                         "digests": {f: d for f, d in sorted(digests.items()) if d},
+                                         **({"uses": models} if models else {})})
 
 
 def record_digests(folder: str | Path) -> int:
@@ -302,6 +310,24 @@ def record_digests(folder: str | Path) -> int:
         digests.update(added)
         write_json(Path(folder) / KEY_FILE, {**manifest, "digests": dict(sorted(digests.items()))})
     return len(added)
+
+
+def _using(checkpoints) -> None:
+    """Note that the result being computed (if any) reads the models of ``checkpoints`` (paths relative to the results
+    root), so it is stored with their identities."""
+    if _USING:
+        _USING[-1].update(checkpoints)
+
+
+def _identity(checkpoint: str) -> str | None:
+    """The identity (:func:`reproducer.checkpoints.identity`) of a checkpoint named relative to the results root;
+    ``None`` when it is not there."""
+    path = results_root() / checkpoint
+    if not path.is_file():
+        return None
+    from reproducer.checkpoints import identity
+
+    return identity(path)
 
 
 def _flat(key: dict) -> dict[str, Any]:
@@ -399,7 +425,9 @@ class NotebookRun:
 
     def _why_not_reused(self, file: str) -> str | None:
         """Why the stored result ``file`` may not be reused (``None``: it may): no key or another key recorded for
-        it, or its SHA-256 no longer the one recorded when it was written."""
+        it, its SHA-256 no longer the one recorded when it was written, or the checkpoint of a model it was computed
+        from changed since (``python -m reproducer train`` extended it, or another run replaced it; a checkpoint that
+        is gone changes nothing: the results are what is kept of it)."""
         manifest = read_keys(self.dir)
         recorded = manifest["keys"].get(manifest["results"].get(file))
         if recorded != self.key:
@@ -407,6 +435,11 @@ class NotebookRun:
         expected = manifest.get("digests", {}).get(file)
         if expected and expected != stored_digest(self.dir, file):
             return "the stored file changed after it was written (its SHA-256 is not the recorded one)"
+        for checkpoint, was in manifest.get("uses", {}).get(file, {}).items():
+            now = _identity(checkpoint)
+            if now is not None and now != was:
+                return (f"the checkpoint {checkpoint} changed after this result was computed from it (trained further "
+                        f"or replaced: {str(was)[:12]}… → {now[:12]}…)")
         return None
 
     def _cached(self, path: Path, compute: Callable[[], Any], load: Callable[[Path], Any],
@@ -419,13 +452,19 @@ class NotebookRun:
                 try:
                     value = load(path)
                     print(f"[reused] {shown}")
+                    _using(read_keys(self.dir).get("uses", {}).get(file, {}))  # a result computed from it uses them too
                     return value
                 except (ValueError, OSError, EOFError) as e:  # truncated JSON, CSV or gzip: computed again
                     why = f"the stored file is damaged ({type(e).__name__})"
         t0 = time.perf_counter()
-        value = compute()
+        _USING.append(set())
+        try:
+            value = compute()
+        finally:
+            used = _USING.pop()
+        _using(used)
         save(path, value)
-        record_keys(self.dir, {file: key})
+        record_keys(self.dir, {file: key}, uses={file: {c: i for c in sorted(used) if (i := _identity(c))}})
         took = f"{time.perf_counter() - t0:.1f} s"
         print(f"[recomputed in {took}: {why}] {shown}" if why else f"[computed in {took}] {shown}")
         return value
@@ -464,6 +503,10 @@ class NotebookRun:
             raise ReproducerError(f"{path} is missing: run notebooks/{chapter}.ipynb at preset {self.preset!r} first.")
         return read_json(path)
 
+    def _checkpoint(self, name: str) -> str:
+        """Model ``name``'s training checkpoint, relative to the results root: how the manifest names it in ``uses``."""
+        return model_files(self.dir, name)["train"].relative_to(results_root()).as_posix()
+
     def bundle_path(self, name: str) -> Path:
         """Where model ``name``'s encoder bundle is saved (``checkpoints/<slug>.encoder.pt``, git-ignored)."""
         return model_files(self.dir, name)["encoder"]
@@ -478,6 +521,7 @@ class NotebookRun:
         A model whose training record (:meth:`training_record`) is reused but whose checkpoint is gone raises instead of
         training again: a new run (a time budget, another machine) would be another model than the one its cached
         results describe."""
+        _using([self._checkpoint(name)])
         if name not in self._models:
             state = model_files(self.dir, name)["train"]
             if self.retrain:
@@ -503,6 +547,7 @@ class NotebookRun:
         """The trained encoder of model ``name``: this kernel's, else its saved bundle (loaded with the kind's
         ``options``, e.g. ``view="all"`` for a consensus model's :class:`~reproducer.encoders.multiview.ViewSet`, what
         this kernel's model is); ``None`` if neither exists (then only training makes it)."""
+        _using([self._checkpoint(name)])
         if name in self._models:
             return self._models[name].encoder
         if self.bundle_path(name).is_file():

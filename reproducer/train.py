@@ -374,7 +374,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
     precision = resolve_precision(config.precision, device)
     scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None
-    log = TrainLog()
+    log, loaded = TrainLog(), None
     path = Path(checkpoint) if checkpoint else None
     identity = run_identity(model, config, batches(0), settings) if path else None  # only a checkpoint needs it
     if path and path.is_file():
@@ -384,6 +384,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         log = TrainLog(**state["log"])
+        loaded = log.to_dict()  # a deep copy: the log's lists grow as it trains
         if scaler is not None and "scaler" in state:
             scaler.load_state_dict(state["scaler"])
         _restore_rng(state.get("rng"))  # dropout continues where the checkpointed run was
@@ -498,7 +499,8 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
         bar.close()
     if evaluate is not None and (not log.evals or log.evals[-1]["step"] != log.step):
         run_eval()
-    save()
+    if log.to_dict() != loaded:  # a finished checkpoint resumed with nothing to add stays as it is (its identity too)
+        save()
     return log
 
 

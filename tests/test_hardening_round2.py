@@ -346,13 +346,21 @@ def _interrupt_when(args: list[str], ready, tmp_path) -> tuple[int, str]:
 
     log = tmp_path / "stderr.txt"
     with open(log, "w") as err:
-        process = subprocess.Popen([sys.executable, "-m", "reproducer", *args], stdout=subprocess.DEVNULL, stderr=err)
-        deadline = time.monotonic() + 240
-        while not ready(log.read_text()) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.5)
-        time.sleep(1.0)
-        os.kill(process.pid, signal.SIGINT)
-        code = process.wait(timeout=120)
+        # Python turns SIGINT into KeyboardInterrupt only when it was not ignored at start-up, and a shell's background
+        # job (`nohup pytest &`) ignores it: the command gets the default disposition, as in a terminal.
+        process = subprocess.Popen([sys.executable, "-m", "reproducer", *args], stdout=subprocess.DEVNULL, stderr=err,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            deadline = time.monotonic() + 240
+            while not ready(log.read_text()) and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.5)
+            time.sleep(1.0)
+            os.kill(process.pid, signal.SIGINT)
+            code = process.wait(timeout=120)
+        finally:
+            if process.poll() is None:  # it did not stop: never leave it training behind the rest of the suite
+                process.kill()
+                process.wait()
     return code, log.read_text()
 
 
@@ -371,3 +379,60 @@ def test_ctrl_c_in_the_corpus_build_stops_every_worker_quietly(tmp_path):
                                 lambda text: "build corpus" in text, tmp_path)
     assert code == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.rstrip().splitlines()[-1] == "interrupted."
+
+
+def test_a_cached_evaluation_is_not_served_once_train_extended_its_checkpoint(tmp_path, monkeypatch, capsys):
+    """A result computed from a model is stored with its checkpoint's identity; once ``train`` extends the checkpoint,
+    the result — and a result computed from it — is computed again from the new model, saying why, not served as if
+    it were the new model's. Re-executed with the checkpoint unchanged (even resumed by ``train`` with nothing left to
+    do), everything is reused."""
+    from reproducer.checkpoints import identity
+    from reproducer.notebook import NotebookRun, model_files
+    from reproducer.runs import train_model
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    sentences = ["a man is playing a guitar .", "the cat sat on the mat ."]
+
+    def execute() -> tuple[dict, dict, str]:
+        """The notebook's cells, in a new kernel: an evaluation of the model, and a table built from it."""
+        run = NotebookRun("02_quick_thoughts", "smoke")
+
+        def evaluation() -> dict:
+            return run.json("eval_uni-QT", lambda: {"vectors": run.encoder("uni-QT").encode(sentences).tolist()})
+
+        table = run.json("table", lambda: {"sum": float(np.sum(evaluation()["vectors"]))})
+        return evaluation(), table, capsys.readouterr().out
+
+    folder = tmp_path / "02_quick_thoughts" / "smoke"
+    checkpoint = model_files(folder, "uni-QT")["train"]
+    train_model("uni-QT", "smoke", steps=2, out=folder, progress=False)
+    first, table, _ = execute()
+    again, same_table, out = execute()
+    assert (again, same_table) == (first, table) and "recomputed" not in out and out.count("[reused]") >= 2
+    before = identity(checkpoint)
+    train_model("uni-QT", "smoke", steps=2, out=folder, progress=False)  # resumed, nothing to do: not rewritten
+    assert identity(checkpoint) == before
+    assert "recomputed" not in execute()[2]
+
+    train_model("uni-QT", "smoke", steps=4, out=folder, progress=False)  # `train` extends the checkpoint
+    assert identity(checkpoint) != before
+    extended, new_table, out = execute()
+    assert out.count("changed after this result was computed from it") == 2, out  # the evaluation and its table
+    assert extended != first and new_table != table
+    assert new_table == {"sum": float(np.sum(extended["vectors"]))}
+    assert "recomputed" not in execute()[2]  # and from now on reused again
+
+
+def test_a_checkpoint_identity_is_read_without_loading_it(tmp_path):
+    import torch
+
+    from reproducer import checkpoints
+
+    path = checkpoints.save({"w": torch.arange(4.0)}, tmp_path / "a.pt")
+    first = checkpoints.identity(path)
+    assert first == torch.load(path, weights_only=True)["sha256"]
+    assert checkpoints.identity(checkpoints.save({"w": torch.arange(4.0)}, tmp_path / "b.pt")) == first  # same bytes
+    assert checkpoints.identity(checkpoints.save({"w": torch.arange(5.0)}, path)) != first
+    assert checkpoints.identity(tmp_path / "missing.pt") is None
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    assert len(checkpoints.identity(tmp_path / "junk.pt")) == 64  # the bytes' own SHA-256
