@@ -294,3 +294,47 @@ def test_fit_module_records_the_trainable_parameters():
                         progress=False)
     expected = sum(p.numel() for p in (*model.rnn.parameters(), *model.head.parameters()))
     assert fitted.log.parameters == expected and fitted.log.to_dict()["parameters"] == expected
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from ``/proc``)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):  # gone meanwhile
+            continue
+        if parent == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the ranks through /proc")
+def test_torchrun_killed_with_sigkill_resumes_bit_for_bit(tmp_path):
+    """SIGKILL to every process of a two-process run (agent and ranks) between checkpoints; resumed under torchrun, it
+    ends with exactly the weights of a two-process run that was never stopped."""
+    import signal
+    import time
+
+    killed = tmp_path / "killed.pt"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(HERE.parent)}
+    process = subprocess.Popen([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--standalone",
+                                str(HERE / "helpers" / "ddp_train.py"), str(killed), "1000000"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (killed.exists() and checkpoints.load(killed)["log"]["step"] >= 3):
+            time.sleep(0.2)
+    finally:  # the agent and its ranks (each in a session of its own) at once, as the OOM killer or a node loss would
+        for pid in [process.pid, *_children(process.pid)]:
+            os.kill(pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    killed_at = checkpoints.load(killed)["log"]["step"]
+    assert killed_at >= 3
+    _torchrun(2, killed, steps=killed_at + 3)
+    _torchrun(2, tmp_path / "straight.pt", steps=killed_at + 3)
+    resumed, straight = _parameters(killed), _parameters(tmp_path / "straight.pt")
+    assert checkpoints.load(killed)["log"]["batches"] == 2 * (killed_at + 3)
+    for name, value in straight.items():
+        assert torch.equal(resumed[name], value), name
