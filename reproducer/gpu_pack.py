@@ -251,10 +251,10 @@ class Pack:
         """What ``variant`` of ``family`` trains on at ``preset``, from the pack: the real corpus as ids for
         Quick-Thoughts and skip-thought; for consensus and the autoencoders the real corpus over every packed word
         with :meth:`random_vectors` as their fixed vectors; for the paraphrastic family the real pairs with random
-        initial vectors. A :class:`~reproducer.train.TrainingData`."""
+        initial vectors. A :class:`~reproducer.data.training_data.TrainingData`."""
         from reproducer.data.vectors import WordVectors
         from reproducer.data.vocab import SPECIALS
-        from reproducer.train import TrainingData
+        from reproducer.data.training_data import TrainingData
 
         if variant == "MC-QT":
             raise ReproducerError("MC-QT reads GloVe, which the pack does not carry.")

@@ -53,7 +53,7 @@ class Family:
 
     def training_data(self, variant: str, preset):
         """What ``variant`` trains on at ``preset``, built as its chapter builds it: a
-        :class:`~reproducer.train.TrainingData`."""
+        :class:`~reproducer.data.training_data.TrainingData`."""
         return self._module().training_data(variant, preset)
 
     def held_out_batches(self, variant: str, preset, data, n: int = 16) -> list:
@@ -71,7 +71,7 @@ class Family:
         return self._module().batch_flops(module, batch)
 
     def fit(self, variant: str, preset, data, **options):
-        """Train ``variant`` under ``preset`` on a :class:`~reproducer.train.TrainingData`; a
+        """Train ``variant`` under ``preset`` on a :class:`~reproducer.data.training_data.TrainingData`; a
         :class:`~reproducer.train.Fitted`."""
         return getattr(self._module(), self.fit_function)(variant, preset, data, **options)
 

@@ -1,6 +1,7 @@
 """Named, frozen configurations per model family and scale: what every family shares, and the one lookup.
 
-- ``smoke``: seconds, for tests and CI (a few books, tiny sizes).
+- ``smoke``: seconds, for tests and CI (a few books, tiny sizes, and the ``smoke`` evaluation: a fixed sample of 400
+  records per split, one C). It checks that every cell runs; its numbers mean nothing.
 - ``quick``: minutes per model on a 2-core CPU (about 25-70 minutes per chapter): a student's path to regenerate a
   table. The sizes of ``default``, trained 10-20× shorter: most models are still near their initialisation.
 - ``default``: what the committed book shows, 2 to 5 hours per chapter on a 2-core CPU with the claims' quick

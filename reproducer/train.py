@@ -26,7 +26,7 @@ from reproducer.runtime import default_device, inference, keep_freed_memory, see
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
-EVAL_CONFIGS = ("prototype", "sklearn", "fast", "paper")  # the protocols of reproducer.evaluate
+EVAL_CONFIGS = ("prototype", "sklearn", "fast", "paper", "smoke")  # the protocols of reproducer.evaluate
 CHOICES = {"optimizer": tuple(OPTIMIZERS), "precision": PRECISIONS, "eval_config": EVAL_CONFIGS,
            "rows_eval_config": ("", *EVAL_CONFIGS)}
 POSITIVE = {"lr", "clip", "max_seconds", "eval_every", "checkpoint_seconds", "temperature"}  # floats above 0
@@ -112,7 +112,7 @@ class Preset:
     max_steps: int | None = None
     eval_every: float | None = None  # training seconds between the curve's evaluations
     eval_steps: int | None = None  # or steps between them (runs of different speeds compared step by step)
-    eval_config: str = "prototype"  # evaluation protocol of the tables: prototype | sklearn | fast | paper
+    eval_config: str = "prototype"  # evaluation protocol of the tables: prototype | sklearn | fast | paper | smoke
     precision: str = "auto"  # see TrainConfig: mixed precision on a GPU, fp32 on a CPU
     compile: bool = False
 
@@ -502,22 +502,6 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     if log.to_dict() != loaded:  # a finished checkpoint resumed with nothing to add stays as it is (its identity too)
         save()
     return log
-
-
-@dataclass
-class TrainingData:
-    """What a family trains on; each family reads the fields it needs (see :mod:`reproducer.models`).
-
-    ``tokenized``: a :class:`~reproducer.data.batches.TokenizedCorpus` of ids of ``vocab``; ``vectors``: fixed word
-    vectors, row ``i`` for word ``i`` of ``vocab`` (consensus, autoencoders), or the
-    :class:`~reproducer.data.vectors.WordVectors` that initialise a paraphrastic model; ``pairs``: paraphrase pairs;
-    ``pretrained``: MC-QT's ``(big vocabulary, rows)`` with ``tokenized`` as ids of the big vocabulary."""
-
-    tokenized: Any = None
-    vocab: Any = None
-    vectors: Any = None
-    pairs: Any = None
-    pretrained: Any = None
 
 
 @dataclass

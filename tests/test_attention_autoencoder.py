@@ -197,7 +197,7 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     from reproducer.encoders.bundles import load_encoder
     from reproducer.objectives.autoencoder import fit_autoencoder, sentence_encoder
     from reproducer.presets import preset as named_preset
-    from reproducer.train import TrainingData
+    from reproducer.data.training_data import TrainingData
 
     corpus = books(sizes=(20, 15))
     small_vocab = Vocabulary.build(corpus.sentences, max_size=12)

@@ -187,7 +187,7 @@ def test_after_divergence_the_kept_checkpoint_is_from_before_and_the_message_say
     ({"max_steps": 2.5}, "max_steps must be an integer, got 2.5"),
     ({"lr": float("nan")}, "lr must be finite"),
     ({"remove_pc": "no"}, "remove_pc must be True or False"),
-    ({"eval_config": "fastest"}, "eval_config must be one of prototype, sklearn, fast, paper, got 'fastest'"),
+    ({"eval_config": "fastest"}, "eval_config must be one of prototype, sklearn, fast, paper, smoke, got 'fastest'"),
 ])
 def test_presets_are_validated_when_built(overrides, message):
     with pytest.raises(ReproducerError, match=message.replace("(", r"\(").replace(")", r"\)")):

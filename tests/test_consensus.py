@@ -16,7 +16,7 @@ from reproducer.objectives.consensus import (VARIANTS, Consensus, Temperature, V
                                              fit_consensus)
 from reproducer.objectives.context import context_targets
 from reproducer.presets import preset
-from reproducer.train import TrainingData
+from reproducer.data.training_data import TrainingData
 
 
 def known_matrix(seed=0, n=50, d=6):

@@ -97,7 +97,7 @@ def test_unknown_tasks_and_configs():
         evaluate(KeywordEncoder(), "MR,MRX", FAST, progress=False)
     with pytest.raises(ReproducerError, match="Unknown evaluation config"):
         evaluate(KeywordEncoder(), "MR", "fastest", progress=False)
-    assert set(CONFIGS) == {"prototype", "sklearn", "fast", "paper"}
+    assert set(CONFIGS) == {"prototype", "sklearn", "fast", "paper", "smoke"}
     from reproducer.train import EVAL_CONFIGS
 
     assert set(EVAL_CONFIGS) == set(CONFIGS)  # every protocol a preset may name exists, and only those
@@ -140,3 +140,24 @@ def test_pair_features_follow_the_config():
     pairs = [Pair("a b", "c", 1)]
     assert _pairs(embed, pairs, FAST).tolist() == [[1.0, 2.0, 0.0, 0.0]]
     assert _pairs(embed, pairs, dataclasses.replace(FAST, pair_uv=True)).shape == (1, 8)
+
+
+def test_the_smoke_config_scores_a_fixed_sample_of_each_split():
+    """``smoke`` (the smoke preset's evaluation: plumbing, not a protocol) cuts every split of a task to the same
+    400 records for every encoder, in file order; a split already that small is kept whole."""
+    smoke = CONFIGS["smoke"]
+    records = [Sentence(f"s{i}", i % 2) for i in range(1000)]
+    data = {"train": records, "test": records[:50], "nested": {"a": records[:700]}}
+    cut = smoke.sample(data)
+    assert len(cut["train"]) == 400 and cut["test"] == records[:50] and len(cut["nested"]["a"]) == 400
+    assert cut == smoke.sample(data)  # the same sample every time
+    positions = [records.index(r) for r in cut["train"]]
+    assert positions == sorted(positions)  # file order kept
+    assert CONFIGS["paper"].sample(data) is data  # every other config scores everything
+
+    from reproducer.encoders.baselines import load_baseline
+
+    glove, sif = (evaluate(load_baseline(n), ["MR", "SICK-R"], "smoke", progress=False) for n in ("glove-bow", "sif-glove"))
+    assert glove.sentences["MR"] == 400 and glove.config == "smoke"
+    assert list(glove.items["MR"]) == list(sif.items["MR"])  # paired: the same items for both encoders
+    assert 55 < glove.main_scores()["MR"] <= 100 and 0 < glove.main_scores()["SICK-R"] <= 1.0  # above chance

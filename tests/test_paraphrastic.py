@@ -307,7 +307,7 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
     from reproducer.encoders.bundles import load_encoder
     from reproducer.objectives.paraphrase import fit_paraphrastic, initial_vocabulary
     from reproducer.presets import preset
-    from reproducer.train import TrainingData
+    from reproducer.data.training_data import TrainingData
 
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(30)]

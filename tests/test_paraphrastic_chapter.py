@@ -175,7 +175,7 @@ def test_pair_tables():
 class FakeTraining(pt.ParaphraseTraining):
     """Records without training: each configuration's dev score is its learning rate × 100 (PP: MIX beats MAX). The
     products a unit caches after a model's grid (length bins, neighbours, section 6's suite) are recorded, not
-    computed (tested in test_issue22_chapters.py)."""
+    computed (tested in test_chapter_units.py)."""
 
     def record(self, name, label, overrides):
         self.recorded.append((name, label))

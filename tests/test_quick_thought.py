@@ -191,7 +191,7 @@ def test_every_variant_trains_and_encodes(variant, books, tmp_path):
     from reproducer.data.vectors import pretrained_channel_vocabulary
     from reproducer.objectives.quick_thought import fit_quick_thought
     from reproducer.presets import preset as named_preset
-    from reproducer.train import TrainingData
+    from reproducer.data.training_data import TrainingData
 
     corpus = books(sizes=(12, 9, 15))
     vocab = Vocabulary.build(corpus.sentences, max_size=12)  # small: some words are <unk> for the tuned channel

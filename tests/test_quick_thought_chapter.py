@@ -75,7 +75,7 @@ def _models(monkeypatch, run, scale="quick"):
         calls.append(("ST", variant, settings, data, evaluate, checkpoint))
         return Fitted(_Encoder(4), _Log())
 
-    def curve_scores(tasks, encoder=None):  # the curve callback: which tasks, and which encoder it scores
+    def curve_scores(tasks, config="prototype", encoder=None):  # the curve callback: which tasks, and which encoder it scores
         return lambda fitted, step: {"curve": tuple(tasks), "scored": (encoder or (lambda f: f.encoder))(fitted)}
 
     def held_out(family, variant, settings):  # the held-out loss callback: of which model, at which settings
@@ -86,7 +86,7 @@ def _models(monkeypatch, run, scale="quick"):
     monkeypatch.setattr(reproducer.evaluate.training_curve, "curve_scores", curve_scores)
     models = QuickThoughtModels(run, preset("quick-thought", scale, max_seconds=90), ["MR"], seed=3)
     models.data, models.glove_data = "word ids", "GloVe ids"  # loaded on first use: set here, nothing is read
-    models.held_out = held_out  # it reads the held-out books: tested on toy books in test_issue22_units.py
+    models.held_out = held_out  # it reads the held-out books: tested on toy books in test_units_and_claims.py
     return models, calls
 
 
@@ -491,7 +491,7 @@ def test_published_comparison_stacks_each_model_and_table1_caption():
     assert mr.loc["uni-QT", "ours"] == 60.0 and mr.loc["MC-QT", "ours"] == 65.0
     assert mr.loc["uni-QT", "published"] == pytest.approx(77.2)
     assert table1_caption(preset("quick-thought", "smoke")).startswith(
-        "**Table 1** (Logeswaran & Lee), paper vs ours (smoke preset, prototype protocol). Paper rows:")
+        "**Table 1** (Logeswaran & Lee), paper vs ours (smoke preset, smoke protocol). Paper rows:")
 
 
 def _sts(name, value):

@@ -29,3 +29,16 @@ def test_retokenizing_mr_is_almost_idempotent():
     lines = [s.text for s in load_mr()["all"][:2000]]
     same = sum(" ".join(tokenize(x)) == x for x in lines)
     assert same / len(lines) > 0.95
+
+
+def test_remembered_tokens_are_a_fresh_list_each_call():
+    """Tokens are remembered per sentence (chapters tokenize the same pairs for every model); a caller that changes
+    its list does not change what the next caller gets."""
+    from reproducer.data.tokenize import _tokens
+
+    first = tokenize("A sentence, tokenized twice.")
+    first.append("mutated")
+    again = tokenize("A sentence, tokenized twice.")
+    assert again == ["A", "sentence", ",", "tokenized", "twice", "."] and again is not first
+    assert _tokens.cache_info().hits >= 1
+    assert tokenize("A sentence, tokenized twice.", lowercase=True)[0] == "a"

@@ -81,7 +81,7 @@ class FixedVectorData:
         return Vocabulary.build(self.corpus().sentences, max_size=None).counts
 
     def training_data(self, split: str = "train"):
-        """A :class:`~reproducer.train.TrainingData` of the split's ids, :attr:`vocab` and the fixed :attr:`table`."""
-        from reproducer.train import TrainingData
+        """A :class:`~reproducer.data.training_data.TrainingData` of the split's ids, :attr:`vocab` and the fixed :attr:`table`."""
+        from reproducer.data.training_data import TrainingData
 
         return TrainingData(tokenized=self.tokenized(split), vocab=self.vocab, vectors=self.table)

@@ -3,7 +3,7 @@ vocabulary — the trained words, then every other word with a pre-trained vecto
 embeddings are trained from scratch."""
 from __future__ import annotations
 
-from reproducer.train import TrainingData
+from reproducer.data.training_data import TrainingData
 
 
 def with_pretrained_channel(corpus, data: TrainingData, vectors) -> TrainingData:

@@ -67,7 +67,14 @@ def _treebank() -> NLTKWordTokenizer:
 
 def tokenize(sentence: str, *, lowercase: bool = False) -> list[str]:
     r"""Treebank-style tokens of one sentence (``do n't``, ``'s``, :literal:`\`\`...''`)."""
+    return list(_tokens(sentence, lowercase))
+
+
+@lru_cache(maxsize=1 << 16)
+def _tokens(sentence: str, lowercase: bool) -> tuple[str, ...]:
+    """:func:`tokenize`, remembered for the last 65,536 sentences (about 70 MB at most): a chapter tokenizes the same
+    training pairs and task sentences again for every model it trains and scores (chapter 03's grid: dozens of times)."""
     text = normalize(sentence)
     if lowercase:
         text = text.lower()
-    return _treebank().tokenize(text)
+    return tuple(_treebank().tokenize(text))

@@ -1,10 +1,10 @@
 """A training corpus as word ids: the vocabulary of its most frequent words and every sentence as ids of it, in the
-:class:`~reproducer.train.TrainingData` every family's ``fit`` reads (skip-thoughts, Quick-Thoughts, ...)."""
+:class:`~reproducer.data.training_data.TrainingData` every family's ``fit`` reads (skip-thoughts, Quick-Thoughts, ...)."""
 from __future__ import annotations
 
 from reproducer.data.batches import TokenizedCorpus
 from reproducer.data.vocab import Vocabulary
-from reproducer.train import TrainingData
+from reproducer.data.training_data import TrainingData
 
 
 def word_ids(corpus, vocab_size: int | None) -> TrainingData:

@@ -135,7 +135,7 @@ def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config
              *, progress: bool = True) -> Results:
     """Evaluate ``encoder`` on ``tasks`` ("all", "MR,CR" or a list) under ``config``: "paper" (the default:
     SentEval's PyTorch protocol, what the papers report), "fast" (SentEval's prototyping config), "sklearn",
-    "prototype" or an :class:`EvalConfig`."""
+    "prototype", "smoke" (a fixed sample of each task: plumbing checks only) or an :class:`EvalConfig`."""
     if isinstance(config, str):
         if config not in CONFIGS:
             raise ReproducerError(f"Unknown evaluation config {config!r}; choose one of {', '.join(CONFIGS)}.")
@@ -148,7 +148,7 @@ def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config
     for task in bar:
         bar.set_postfix_str(task.name)
         t0 = time.perf_counter()
-        data = task.load()
+        data = config.sample(task.load())
         sentences = sentences_of(data)
         table = encode_unique(encoder, sentences, config.batch_size, progress=progress, task=task.name)
         t1 = time.perf_counter()

@@ -35,9 +35,13 @@ def _cosine_scores(table: dict, a: list[str], b: list[str], gold) -> dict[str, f
                                np.asarray(gold, dtype=float))
 
 
-def similarity_suite(encoder, *, seed: int = 0, batch_size: int = 256) -> pd.DataFrame:
+def similarity_suite(encoder, *, seed: int = 0, batch_size: int = 256, config: str = "paper") -> pd.DataFrame:
     """One row per dataset: ``task, dataset, score`` (× 100), with ``metric`` ``pearson`` or ``spearman``
-    (see the module docstring). Every distinct sentence is encoded once."""
+    (see the module docstring). Every distinct sentence is encoded once. The suite scores cosines only, so of the
+    evaluation ``config`` only its sample matters (:meth:`~reproducer.evaluate.tasks.EvalConfig.sample`: ``smoke``
+    keeps 400 pairs a dataset; the others, all)."""
+    from reproducer.evaluate.tasks import CONFIGS
+
     from reproducer.data.loaders import load_sick, load_twitter_url_graded
     from reproducer.evaluate.harness import encode_unique
     from reproducer.evaluate.length_bins import sts_pairs
@@ -53,6 +57,8 @@ def similarity_suite(encoder, *, seed: int = 0, batch_size: int = 256) -> pd.Dat
                  "pearson"))
     for half, pairs in pavlick_halves(seed).items():
         sets.append(("PPDB", half, [p.a for p in pairs], [p.b for p in pairs], [p.score for p in pairs], "spearman"))
+    sets = [(task, name, [a[i] for i in keep], [b[i] for i in keep], [gold[i] for i in keep], metric)
+            for task, name, a, b, gold, metric in sets for keep in [CONFIGS[config].sample(list(range(len(a))))]]
     sentences = list(dict.fromkeys(s for _, _, a, b, _, _ in sets for s in (*a, *b)))
     table = encode_unique(encoder, sentences, batch_size)
     rows = [{"task": task, "dataset": name, "metric": metric, "score": 100 * _cosine_scores(table, a, b, gold)[metric]}

@@ -33,6 +33,20 @@ class EvalConfig:
     relatedness: P.RelatednessConfig | S.SentEvalRelatednessConfig
     batch_size: int = 128
     pair_uv: bool = False  # MRPC/SICK features [u, v, |u-v|, u*v] instead of Kiros et al.'s [|u-v|, u*v]
+    max_items: int | None = None  # at most this many records per split, a fixed sample (``smoke``; None: all)
+
+    def sample(self, data):
+        """``data`` as a task loaded it (lists of records, or a dict of them per split or dataset) with each list cut
+        to :attr:`max_items` records: a sample fixed by the list's length alone, in file order, so every encoder
+        is scored on the same items (and paired comparisons stay paired)."""
+        if self.max_items is None:
+            return data
+        if isinstance(data, dict):
+            return {k: self.sample(v) for k, v in data.items()}
+        if not isinstance(data, list) or len(data) <= self.max_items:
+            return data
+        keep = np.sort(np.random.default_rng(len(data)).choice(len(data), self.max_items, replace=False))
+        return [data[i] for i in keep]
 
 
 CONFIGS: dict[str, EvalConfig] = {
@@ -52,7 +66,23 @@ CONFIGS: dict[str, EvalConfig] = {
         P.ClassifierConfig(kfold=5, inner_kfold=3, cs=(0.25, 1.0, 4.0), max_iter=300),
         P.RelatednessConfig(epochs_per_round=5, patience=1, max_epochs=50),
     ),
+    # The smoke preset's: does every table's plumbing run? Not a protocol (each protocol has its own exact tests):
+    # 400 items a split, one C, two folds, one process, a few SICK-R epochs. Its scores mean nothing.
+    "smoke": EvalConfig(
+        "smoke",
+        P.ClassifierConfig(kfold=2, inner_kfold=2, cs=(1.0,), max_iter=100, n_jobs=1),
+        P.RelatednessConfig(epochs_per_round=2, patience=1, max_epochs=4),
+        max_items=400,
+    ),
 }
+
+
+
+def quick_look(config: str) -> str:
+    """The protocol of the quick looks a chapter takes beside its tables (training curves, the U score of many
+    snapshots): ``prototype``, or ``smoke`` where the tables themselves use ``smoke`` (the smoke preset)."""
+    return "smoke" if config == "smoke" else "prototype"
+
 
 # Class ids in SentEval's order (its initial weights are per class, so the order is part of the protocol).
 TREC_CLASSES = ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM")

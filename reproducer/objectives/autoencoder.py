@@ -60,7 +60,7 @@ class AutoencoderPreset(Preset):
 
 PRESETS: dict[str, AutoencoderPreset] = {p.name: p for p in [
     AutoencoderPreset(name="smoke", max_books=3, vocab_size=2000, d_model=16, d_ff=32, heads=2, word2vec_dim=32,
-                      batch_size=16, max_steps=20, eval_steps=10),
+                      batch_size=16, max_steps=20, eval_steps=10, eval_config="smoke"),
     # CPU-sized: the 10k-way softmax dominates a step (about 0.2 s on 2 idle cores: 300 steps in 63-72 s); 300 steps =
     # 19,200 sentences per variant
     AutoencoderPreset(name="quick", max_books=None, vocab_size=10000, d_model=256, d_ff=512, max_steps=300,
@@ -252,7 +252,7 @@ def held_out_data(variant: str, preset: AutoencoderPreset, data):
 
 def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
                     device=None, progress: bool = True, normalize_halves: bool = False):
-    """Train one variant on unordered sentences of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`:
+    """Train one variant on unordered sentences of ``data.tokenized`` (a :class:`~reproducer.data.training_data.TrainingData`:
     ids of ``data.vocab``, the output words first; row ``i`` of ``data.vectors`` the fixed vector of word ``i``);
     resume from ``checkpoint`` when present. ``evaluate(fitted, step) -> dict`` is called at the preset's evaluation
     points. Returns a :class:`~reproducer.train.Fitted` whose test-time encoder (also the one ``evaluate`` sees) pools

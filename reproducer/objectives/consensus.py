@@ -63,7 +63,7 @@ class ConsensusPreset(Preset):
 
 PRESETS: dict[str, ConsensusPreset] = {p.name: p for p in [
     ConsensusPreset(name="smoke", max_books=3, dim=16, word2vec_dim=32, batch_size=32, max_len=20, max_steps=20,
-                    eval_steps=10),
+                    eval_steps=10, eval_config="smoke"),
     # 200k sentences per variant
     # Table 3's 17 rows at SentEval's prototyping config, Table 6's MV ensemble at the paper protocol: at the paper
     # protocol alone a 1,200-d encoder costs about 9 minutes on 2 CPU cores (17 rows: hours)
@@ -208,7 +208,7 @@ def held_out_data(variant, preset: ConsensusPreset, data):
 
 def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, checkpoint=None, evaluate=None,
                   seed: int = 0, device=None, progress: bool = True):
-    """Train one variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`: ids
+    """Train one variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.data.training_data.TrainingData`: ids
     of ``data.vocab``, whose row ``i`` of ``data.vectors`` is word ``i``'s fixed vector). The test-time encoder is the
     trained views as a :class:`~reproducer.encoders.multiview.ViewSet` (encodes with the unsupervised ensemble;
     ``.encoders(rule)`` gives each view under either pooling rule); ``evaluate(fitted, step)`` is called at the

@@ -56,7 +56,7 @@ class ParaphrasticPreset(Preset):
 
 
 PRESETS: dict[str, ParaphrasticPreset] = {p.name: p for p in [
-    ParaphrasticPreset(name="smoke", vocab_size=2000, batch_size=16, max_steps=20),
+    ParaphrasticPreset(name="smoke", vocab_size=2000, batch_size=16, max_steps=20, eval_config="smoke"),
     ParaphrasticPreset(name="quick", max_steps=200, eval_config="paper"),  # two epochs of our 10,131 training pairs
     # ten epochs of our pairs, as the paper's ten of PPDB: the recurrent models need them to learn
     ParaphrasticPreset(name="default", max_steps=1010, eval_config="paper"),
@@ -272,7 +272,7 @@ def training_data(variant: str, preset: ParaphrasticPreset):
     from reproducer.data.corpus import CorpusConfig
     from reproducer.data.pairs import training_pairs
     from reproducer.data.vectors import Word2VecConfig, train_word2vec
-    from reproducer.train import TrainingData
+    from reproducer.data.training_data import TrainingData
 
     vectors = (train_word2vec(CorpusConfig(max_books=3), Word2VecConfig(vector_size=32), progress=False)
                if preset.name == "smoke" else train_word2vec(progress=False))
@@ -282,7 +282,7 @@ def training_data(variant: str, preset: ParaphrasticPreset):
 def fit_paraphrastic(variant: str | dict, preset: ParaphrasticPreset, data, *, checkpoint=None, evaluate=None,
                      seed: int = 0, device=None, progress: bool = True):
     """Train one of Wieting et al.'s models with Eq. 11 on ``data.pairs`` (:func:`reproducer.data.pairs.training_pairs`;
-    ``data`` a :class:`~reproducer.train.TrainingData`), word embeddings initialised from ``data.vectors``.
+    ``data`` a :class:`~reproducer.data.training_data.TrainingData`), word embeddings initialised from ``data.vectors``.
     ``variant``: a name of :data:`VARIANTS` or the options of
     :class:`~reproducer.encoders.compositional.CompositionalConfig` (``kind``, ``layers``, ``activation``,
     ``output_gate``). The test-time encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` (savable);

@@ -51,7 +51,7 @@ class QuickThoughtPreset(Preset):
 
 PRESETS: dict[str, QuickThoughtPreset] = {p.name: p for p in [
     QuickThoughtPreset(name="smoke", max_books=3, vocab_size=2000, word_dim=32, hidden=16, bi_hidden=8, bow_dim=32,
-                       batch_size=32, max_len=20, max_steps=30),
+                       batch_size=32, max_len=20, max_steps=30, eval_config="smoke"),
     # equal vector sizes to the default skip-thoughts (uni: 2 x 300 = 600-d; bi: 2 x 2 x 150)
     QuickThoughtPreset(name="quick", max_books=None, vocab_size=20000, word_dim=300, hidden=300, bi_hidden=150,
                        max_seconds=120, eval_every=40, eval_config="paper"),
@@ -168,7 +168,7 @@ def held_out_data(variant: str, preset: QuickThoughtPreset, data):
 
 def fit_quick_thought(variant: str, preset: QuickThoughtPreset, data, *, checkpoint=None, evaluate=None,
                       seed: int = 0, device=None, progress: bool = True):
-    """Train one QT variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.train.TrainingData`:
+    """Train one QT variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.data.training_data.TrainingData`:
     ids of ``data.vocab``; for MC-QT, ids of the big vocabulary of ``data.pretrained``). The test-time encoder is
     ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`); ``evaluate(fitted, step)`` scores it
     during training. Returns a :class:`~reproducer.train.Fitted`."""

@@ -56,7 +56,8 @@ class SkipThoughtPreset(Preset):
 
 PRESETS: dict[str, SkipThoughtPreset] = {p.name: p for p in [
     SkipThoughtPreset(name="smoke", max_books=3, vocab_size=2000, word_dim=32, uni_hidden=32, bi_hidden=16,
-                      decoder_hidden=32, batch_size=16, max_len=20, max_steps=30, eval_every=None),
+                      decoder_hidden=32, batch_size=16, max_len=20, max_steps=30, eval_every=None,
+                      eval_config="smoke"),
     SkipThoughtPreset(name="quick", max_books=None, vocab_size=20000, word_dim=300, uni_hidden=600, bi_hidden=300,
                       decoder_hidden=600, n_sampled=1024, max_seconds=360, eval_every=60, eval_config="paper"),
     # quick's sizes for 45 minutes each (uni-skip and bi-skip, equal for their comparison): uni-skip's STS14 curve
@@ -221,7 +222,7 @@ def held_out_data(variant: str, preset: SkipThoughtPreset, data):
 def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
                      device=None, progress: bool = True):
     """Train uni-skip or bi-skip on ``data.tokenized`` (ids of ``data.vocab``: a
-    :class:`~reproducer.train.TrainingData`); resume from ``checkpoint`` when present. The test-time encoder is a
+    :class:`~reproducer.data.training_data.TrainingData`); resume from ``checkpoint`` when present. The test-time encoder is a
     :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's current weights; ``evaluate(fitted, step)``
     scores it for the training curve. Returns a :class:`~reproducer.train.Fitted`."""
     from reproducer.encoders.trained import TokenEncoder

@@ -72,8 +72,8 @@ class AutoencoderData:
         return self.source.tokenized(split)
 
     def training_data(self):
-        """The :class:`~reproducer.train.TrainingData` of :func:`~reproducer.objectives.autoencoder.fit_autoencoder`."""
-        from reproducer.train import TrainingData
+        """The :class:`~reproducer.data.training_data.TrainingData` of :func:`~reproducer.objectives.autoencoder.fit_autoencoder`."""
+        from reproducer.data.training_data import TrainingData
 
         return TrainingData(tokenized=self.tokenized("train"), vocab=self.vocab, vectors=self.table)
 
@@ -120,14 +120,15 @@ class AutoencoderData:
         return [np.append(valid.sentence(int(i)), self.vocab.eos_id) for i in picked]
 
 
-def curve_point(module, encoder, held_out: list) -> dict:
+def curve_point(module, encoder, held_out: list, config: str = "prototype") -> dict:
     """One point of a training curve: held-out reconstruction ``accuracy`` and mean attention on each pooled vector
-    (:func:`~reproducer.objectives.autoencoder.held_out_statistics`), and the encoder's STS14 Pearson r."""
+    (:func:`~reproducer.objectives.autoencoder.held_out_statistics`), and the encoder's STS14 Pearson r under
+    ``config``."""
     from reproducer.evaluate import evaluate
     from reproducer.objectives.autoencoder import held_out_statistics
 
     stats = held_out_statistics(module, held_out)
-    sts = evaluate(encoder, [CURVE_TASK], "prototype", progress=False).main_scores()[CURVE_TASK]
+    sts = evaluate(encoder, [CURVE_TASK], config, progress=False).main_scores()[CURVE_TASK]
     return {"accuracy": stats["accuracy"], **stats["attention"], CURVE_TASK: float(sts)}
 
 
@@ -136,10 +137,11 @@ def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: 
     reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model <reproducer.notebook.NotebookRun.model>`,
     which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
     preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
+    from reproducer.evaluate import quick_look
     from reproducer.objectives.autoencoder import fit_autoencoder
 
     def point(fitted, step):
-        return curve_point(fitted.module, fitted.encoder, data.held_out())
+        return curve_point(fitted.module, fitted.encoder, data.held_out(), quick_look(data.preset.eval_config))
 
     def fit(checkpoint):
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -168,7 +170,7 @@ def untrained_record(name: str, data: AutoencoderData, tasks: list[str], *, norm
     """Variant ``name`` as it is before its first batch (seeded with ``data.seed`` as
     :func:`~reproducer.objectives.autoencoder.fit_autoencoder`, so the same initial weights): its step-0 curve
     ``point`` (on ``data.held_out()``) and its ``eval`` on ``tasks`` (the preset's protocol)."""
-    from reproducer.evaluate import evaluate
+    from reproducer.evaluate import evaluate, quick_look
     from reproducer.objectives.autoencoder import build_autoencoder, sentence_encoder
     from reproducer.runtime import default_device, seed_everything
 
@@ -176,7 +178,7 @@ def untrained_record(name: str, data: AutoencoderData, tasks: list[str], *, norm
     model = build_autoencoder(name, data.preset, data.table).to(default_device())
     encoder = sentence_encoder(model, data.vocab, f"{name} (untrained)", normalize_halves=normalize_halves,
                                device=default_device())
-    return {"point": {"step": 0, "seconds": 0.0, **curve_point(model, encoder, data.held_out())},
+    return {"point": {"step": 0, "seconds": 0.0, **curve_point(model, encoder, data.held_out(), quick_look(data.preset.eval_config))},
             "eval": evaluate(encoder, tasks, data.preset.eval_config, progress=False).to_json()}
 
 

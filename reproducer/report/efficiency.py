@@ -211,19 +211,22 @@ class QuickThoughtModels(ChapterModels):
         :attr:`sizes`), trained or reloaded by ``run.model``; its encoder carries the name. Every model but MC-QT
         records its held-out loss at the preset's evaluation points; uni-QT's input encoder ``f`` and ST are also
         scored on the curve tasks (Figure 2)."""
+        from reproducer.evaluate import quick_look
         from reproducer.evaluate.training_curve import combined, curve_scores
         from reproducer.objectives.quick_thought import fit_quick_thought
         from reproducer.objectives.skip_thought import fit_skip_thought
 
+        config = quick_look(self.settings.eval_config)
+
         def train(checkpoint):
             options = dict(checkpoint=checkpoint, seed=self.seed, progress=self.progress)
             if name == "ST":
-                evaluate = combined(curve_scores(self.curve_tasks), self.held_out("skip-thought", "uni-skip",
+                evaluate = combined(curve_scores(self.curve_tasks, config), self.held_out("skip-thought", "uni-skip",
                                                                                   self.st_settings))
                 fitted = fit_skip_thought("uni-skip", self.st_settings, self.data, evaluate=evaluate, **options)
             else:
                 variant, steps = name.split()[0], self.record("MC-QT")["step"] if name in self.sizes else None
-                f_scores = curve_scores(self.curve_tasks, encoder=lambda fitted: fitted.encoder.encoders[0])  # f alone
+                f_scores = curve_scores(self.curve_tasks, config, encoder=lambda fitted: fitted.encoder.encoders[0])  # f alone
                 settings = self.settings.with_overrides(max_steps=steps, **self.overrides.get(name, {}))
                 evaluate = None if variant == "MC-QT" else combined(
                     f_scores if name == "uni-QT" else None, self.held_out("quick-thought", variant, settings))

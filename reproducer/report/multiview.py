@@ -357,7 +357,7 @@ class ConsensusModels(ChapterModels):
         """Table 4's baselines on our vectors scored on U (:data:`BASELINE_NAMES`)."""
         from reproducer.encoders.baselines import load_baseline
         from reproducer.encoders.bow import sif_encoder, word_average_encoder
-        from reproducer.evaluate import evaluate
+        from reproducer.evaluate import evaluate, quick_look
         from reproducer.notebook import slug
 
         make = {"word2vec avg (ours)": lambda: word_average_encoder(self.data.vectors),
@@ -365,7 +365,8 @@ class ConsensusModels(ChapterModels):
                 "GloVe-50d avg (ours)": lambda: load_baseline("glove-bow"),
                 "GloVe-50d SIF (ours)": lambda: load_baseline("sif-glove")}
         return {name: self.run.json(f"eval_baseline_{slug(name.split(' (')[0])}", lambda m=make[name]: evaluate(
-            m(), self.groups["U"], "prototype", progress=False).to_json()) for name in BASELINE_NAMES}
+            m(), self.groups["U"], quick_look(self.settings.eval_config), progress=False).to_json())
+            for name in BASELINE_NAMES}
 
     def unit(self, name: str, rows=None, neighbours: bool = True) -> None:
         """Everything the chapter shows of variant ``name`` (a variant of :data:`ORDER`, ``"reading"`` for the three

@@ -153,7 +153,7 @@ class ParaphraseTraining:
         no such scores; chapter 06's one table compares every encoder of the book on them."""
         from reproducer.report.units import ModelProducts
 
-        tasks, config = (["MRPC", "STS14"], "prototype") if self.smoke else (list(TRANSFER_TASKS), "paper")
+        tasks, config = (["MRPC", "STS14"], "smoke") if self.smoke else (list(TRANSFER_TASKS), "paper")
         return ModelProducts(self.run, self.encoder, tasks=tasks, eval_config=config).evaluation(name)
 
     def length_bins(self, name: str) -> pd.DataFrame:
@@ -192,7 +192,7 @@ class ParaphraseTraining:
         return preset("paraphrastic", self.run.preset, **{"max_steps": self.max_steps, **overrides})
 
     def data(self, pairs: list | None = None):
-        from reproducer.train import TrainingData
+        from reproducer.data.training_data import TrainingData
 
         return TrainingData(pairs=self.pairs if pairs is None else pairs, vectors=self.vectors)
 
@@ -217,7 +217,7 @@ class ParaphraseTraining:
 
         fitted = self.fit(name, label, overrides)
         log = fitted.log.to_dict()
-        suite = similarity_suite(fitted.encoder, seed=self.seed)
+        suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings().eval_config)
         return {"model": name, "config": label, "overrides": overrides, "steps": log["step"], "seconds": log["seconds"],
                 "pairs_per_second": log["examples"] / log["seconds"], "losses": log["losses"],
                 "suite": suite.to_dict(orient="records")}
@@ -284,7 +284,7 @@ class ParaphraseTraining:
                           "this preset first); column left out")
                 continue
             suites[name] = self.run.json(f"baseline_{slug(name)}", lambda: similarity_suite(
-                self.baseline(name), seed=self.seed).to_dict(orient="records"))
+                self.baseline(name), seed=self.seed, config=self.settings().eval_config).to_dict(orient="records"))
         return suites
 
     def word_tables(self):
@@ -335,8 +335,8 @@ class ParaphraseTraining:
 
         vocab, initial, trained, _ = self.word_tables()
         weighted = norm_weighted_vectors(vocab, initial, trained)
-        return similarity_suite(word_average_encoder(weighted, name="initial × PP weight"), seed=self.seed).to_dict(
-            orient="records")
+        return similarity_suite(word_average_encoder(weighted, name="initial × PP weight"), seed=self.seed,
+                                config=self.settings().eval_config).to_dict(orient="records")
 
     def subset_score(self, order: str, size: int, datasets: list, epochs: int) -> dict:
         """Figure 1: PP (its chosen configuration) trained ``epochs`` epochs on the ``size`` first pairs of the
@@ -354,7 +354,7 @@ class ParaphraseTraining:
             overrides["max_steps"] = min(steps, settings.max_steps)
         fitted = fit_paraphrastic("PP", self.settings(**overrides), self.data(subset), seed=self.seed,
                                   progress=False)
-        suite = similarity_suite(fitted.encoder, seed=self.seed).to_dict(orient="records")
+        suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings().eval_config).to_dict(orient="records")
         return {"order": order, "pairs": size, "steps": overrides["max_steps"],
                 "mean r": float(suite_mean(suite, datasets))}
 

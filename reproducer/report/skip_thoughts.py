@@ -63,6 +63,7 @@ class SkipThoughtModels(ChapterModels):
     def fit(self, name: str):
         """The :class:`~reproducer.train.Fitted` ``uni-skip`` or ``bi-skip``: this kernel's, else trained (resuming
         from its checkpoint; a finished one is reloaded)."""
+        from reproducer.evaluate import quick_look
         from reproducer.evaluate.training_curve import combined, curve_scores, held_out_loss
         from reproducer.models import family
         from reproducer.objectives.skip_thought import fit_skip_thought
@@ -70,7 +71,7 @@ class SkipThoughtModels(ChapterModels):
         def train(checkpoint):
             held_out = held_out_loss(family("skip-thought").held_out_batches(name, self.settings, self.data))
             return fit_skip_thought(name, self.settings, self.data, checkpoint=checkpoint, seed=self.seed,
-                                    evaluate=combined(curve_scores(["STS14"]), held_out), progress=self.progress)
+                                    evaluate=combined(curve_scores(["STS14"], quick_look(self.settings.eval_config)), held_out), progress=self.progress)
 
         return self.run.model(name, train)
 
@@ -110,7 +111,8 @@ class SkipThoughtModels(ChapterModels):
         cosine only): ``similarity_<name>.json``, which chapter 03's Table 2 reads."""
         from reproducer.evaluate.similarity import similarity_suite
 
-        return self.run.json(f"similarity_{name}", lambda: similarity_suite(self.trained(name), seed=self.seed)
+        return self.run.json(f"similarity_{name}", lambda: similarity_suite(self.trained(name), seed=self.seed,
+                                                                           config=self.settings.eval_config)
                              .to_dict(orient="records"))
 
     def unit(self, name: str, neighbours: bool = True) -> None:

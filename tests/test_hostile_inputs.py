@@ -1,5 +1,6 @@
-"""Hardening, second round (issue 39): the rows of its table fixed so far, one test (or a few) per row. Each failed
-before its fix: a traceback after the work, a silent acceptance, or a wrong number."""
+"""Inputs a careful or hostile user gives the newer surfaces (the train command, torchrun, the results cache, evaluate):
+each ends in a clear error, a warning or a recomputation, never a traceback after the work, a silent acceptance, a
+stale result or a wrong number. Each test failed before its fix."""
 from __future__ import annotations
 
 import subprocess
