@@ -326,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--json", help="write the measurements to this file")
-    p.set_defaults(func=cmd_bench_objectives)
+    p.set_defaults(func=cmd_bench_train)
     p = bench.add_parser("epoch", help="useful TFLOP per epoch of our data at a preset's sizes, and hours on a GPU")
     p.add_argument("--objectives", default=",".join(FAMILY_OBJECTIVES), help="comma-separated (default: all)")
     p.add_argument("--preset", default="paper")
@@ -345,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=natural_int, default=0, help="one batch size for all (default 0: each paper's)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
     p.add_argument("--json", help="write the measurements to this file")
-    p.set_defaults(func=cmd_bench_train)
+    p.set_defaults(func=cmd_bench_widths)
 
     gpu = groups.add_parser("gpu", help="the prepared GPU plan").add_subparsers(dest="cmd", required=True)
     p = gpu.add_parser("pack", help="build the pack the GPU run reads (corpus ids, vocabulary, task data, nltk)")
@@ -396,11 +396,11 @@ def cmd_train(args) -> int:
     return 0
 
 
-def cmd_bench_objectives(args) -> int:
-    from reproducer.bench import bench_objectives
+def cmd_bench_train(args) -> int:
+    from reproducer.bench import bench_train
 
     overrides = {"max_books": args.max_books} if args.max_books else {}
-    out = bench_objectives(args.objectives.split(","), preset=args.preset, seconds=args.seconds, seed=args.seed,
+    out = bench_train(args.objectives.split(","), preset=args.preset, seconds=args.seconds, seed=args.seed,
                            device=args.device, profile_steps=args.profile_steps, **overrides)
     print(bench_table(out["runs"]).to_string(index=False))
     for r in out["runs"]:
@@ -419,10 +419,10 @@ def cmd_bench_epoch(args) -> int:
     return _maybe_write(args.json, rows)
 
 
-def cmd_bench_train(args) -> int:
-    from reproducer.bench import bench_train
+def cmd_bench_widths(args) -> int:
+    from reproducer.bench import bench_widths
 
-    out = bench_train(args.objectives.split(","), hidden=args.hidden, word_dim=args.word_dim, vocab_size=args.vocab,
+    out = bench_widths(args.objectives.split(","), hidden=args.hidden, word_dim=args.word_dim, vocab_size=args.vocab,
                       seconds=args.seconds, max_books=args.max_books, n_sampled=args.n_sampled, device=args.device,
                       batch_size=args.batch_size)
     rows = [[r["objective"], r["softmax"], str(r["batch_size"]), str(r["steps"]), f"{r['sentences_per_second']:.1f}",

@@ -3,7 +3,7 @@
 Logeswaran & Lee (2018, section 4.2, Figure 2) compare Quick-Thoughts with skip-thought at equal encoder
 size: QT needs no decoder and no softmax over the vocabulary, so it processes more sentences per second.
 Zhang et al. (2018, section 4.4) compare minutes per 1000 batches of the mean-max AAE with skip-thought.
-``bench_train`` measures both on this machine: each objective trains for ``seconds`` of training time, in its own
+``bench_widths`` measures both on this machine: each objective trains for ``seconds`` of training time, in its own
 process (so each peak memory is its own), one after the other (never two at once), on the same corpus and
 vocabulary. Widths: the GRU encoders (QT, skip-thought) have ``hidden`` units, skip-thought's decoders too; the
 mean-max AAE has ``d_m = hidden``, ``d_f = 2 hidden``, 8 heads; the mean-max RAE a BiLSTM of ``hidden / 2`` per
@@ -104,7 +104,7 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
             "skip_thought" else "exact"}
 
 
-def bench_train(objectives=OBJECTIVES, *, hidden: int = 600, word_dim: int = 300, vocab_size: int = 20000,
+def bench_widths(objectives=OBJECTIVES, *, hidden: int = 600, word_dim: int = 300, vocab_size: int = 20000,
                 seconds: float = 60, max_books: int | None = None, n_sampled: int = 0, seed: int = 0,
                 device: str | None = None, batch_size: int = 0) -> dict:
     """Train each objective for ``seconds`` in a fresh process, one after the other; return the
@@ -133,7 +133,6 @@ FAMILY_OBJECTIVES = {
 def _profile(module, batches, steps: int, device, first_step: int, top: int = 8) -> list[dict]:
     """``torch.profiler``'s top operators (self time) of ``steps`` forward + backward passes: name, milliseconds per
     step, share of the profiled time."""
-    import torch
     from torch.profiler import ProfilerActivity, profile
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
@@ -164,7 +163,7 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
                       profile_steps: int = 0, overrides: dict | None = None, data_of=None, peak: float | None = None,
                       peak_dtype: str = "float32", replay_steps: int = 200) -> dict:
     """Train ``objective`` (a key of :data:`FAMILY_OBJECTIVES`) at ``preset_name`` for ``seconds`` in this process and
-    measure it (see :func:`bench_objectives`). ``data_of(family, variant, settings)`` builds its training data
+    measure it (see :func:`bench_train`). ``data_of(family, variant, settings)`` builds its training data
     (default: its chapter's, :meth:`~reproducer.models.Family.training_data`; the GPU run passes its pack's);
     ``peak``: the FLOP/s that "% of peak" divides by (default: :func:`~reproducer.flops.sgemm_peak` measured now, of
     ``peak_dtype``). The useful FLOPs are counted over the batches it trained on, or over ``replay_steps`` of them
@@ -224,7 +223,7 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
     return record
 
 
-def bench_objectives(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "default", seconds: float = 30,
+def bench_train(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "default", seconds: float = 30,
                      seed: int = 0, device: str | None = None, profile_steps: int = 0, **overrides) -> dict:
     """Train each objective of :data:`FAMILY_OBJECTIVES` at ``preset`` (its model sizes and batch size, on the real
     training data of its chapter) for ``seconds`` of training time, each in a fresh process, one after the other.
@@ -240,7 +239,7 @@ def bench_objectives(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "defa
 
 
 def bench_table(runs: list[dict]):
-    """The measurements of :func:`bench_objectives` as a table (a ``pandas.DataFrame``), one row per objective."""
+    """The measurements of :func:`bench_train` as a table (a ``pandas.DataFrame``), one row per objective."""
     import pandas as pd
 
     return pd.DataFrame([{"objective": r["objective"], "model": r["variant"], "batch": r["batch_size"],

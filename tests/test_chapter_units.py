@@ -443,11 +443,11 @@ def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
 
     calls = []
 
-    def bench_train(objectives, **options):
+    def bench_widths(objectives, **options):
         calls.append((list(objectives), options))
         return {"runs": [{"objective": o, "seed": options["seed"]} for o in objectives], "ratios": {}}
 
-    monkeypatch.setattr(reproducer.bench, "bench_train", bench_train)
+    monkeypatch.setattr(reproducer.bench, "bench_widths", bench_widths)
     settings = preset("autoencoder", "quick")
     out = aae.timing(settings, 30.0, 40, seed=5, repeats=3)
     assert calls[0] == (["aae", "rae", "skip_thought"], {

@@ -77,7 +77,7 @@ def test_contiguous_batches_and_a_training_run(books):
     assert log.losses[-1]["loss"] < 0.5 * log.losses[0]["loss"]
 
 
-def test_bench_train_times_both_objectives(tmp_path, capsys):
+def test_bench_widths_times_both_objectives(tmp_path, capsys):
     import json
 
     from reproducer.__main__ import main as cli
@@ -94,10 +94,10 @@ def test_bench_train_times_both_objectives(tmp_path, capsys):
     assert cli(["bench", "widths", "--objectives", "magic", "--seconds", "1"]) == 2
 
 
-def test_bench_train_times_the_autoencoders_at_one_batch_size():
-    from reproducer.bench import bench_train
+def test_bench_widths_times_the_autoencoders_at_one_batch_size():
+    from reproducer.bench import bench_widths
 
-    record = bench_train(["aae", "rae", "skip_thought"], hidden=16, word_dim=8, vocab_size=500, seconds=1, max_books=3,
+    record = bench_widths(["aae", "rae", "skip_thought"], hidden=16, word_dim=8, vocab_size=500, seconds=1, max_books=3,
                          device="cpu", batch_size=8)
     runs = {r["objective"]: r for r in record["runs"]}
     assert set(runs) == {"aae", "rae", "skip_thought"} and all(r["batch_size"] == 8 for r in runs.values())

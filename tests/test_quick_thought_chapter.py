@@ -238,7 +238,7 @@ def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samp
         calls.append((list(objectives), n_sampled, sizes["hidden"], sizes["seconds"]))
         return {"runs": [{"objective": o, "n_sampled": n_sampled} for o in objectives]}
 
-    monkeypatch.setattr(reproducer.bench, "bench_train", fake)
+    monkeypatch.setattr(reproducer.bench, "bench_widths", fake)
     qt = preset("quick-thought", "default")
     out = throughput(qt, matched_skip_thought(qt), 5, seed=1)
     assert calls == [(["quick_thought", "skip_thought"], 0, qt.hidden, 5), (["skip_thought"], 1024, qt.hidden, 5)]

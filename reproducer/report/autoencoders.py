@@ -99,11 +99,11 @@ def earlier_json(run, chapter: str, name: str) -> dict | None:
 
 def timing(settings, seconds: float, books: int, seed: int = 0, repeats: int = 1) -> dict:
     """The timing study: the mean-max AAE, the mean-max RAE and uni-skip at the preset's widths, each trained for
-    ``seconds`` on ``books`` books in its own process (:func:`~reproducer.bench.bench_train`), the whole repeated
+    ``seconds`` on ``books`` books in its own process (:func:`~reproducer.bench.bench_widths`), the whole repeated
     ``repeats`` times (seeds ``seed``, ``seed + 1``, …): ``{"runs": the first repeat's runs, "repeats": [...]}``."""
-    from reproducer.bench import bench_train
+    from reproducer.bench import bench_widths
 
-    out = [bench_train(["aae", "rae", "skip_thought"], hidden=settings.d_model, word_dim=settings.word2vec_dim,
+    out = [bench_widths(["aae", "rae", "skip_thought"], hidden=settings.d_model, word_dim=settings.word2vec_dim,
                        vocab_size=settings.vocab_size, seconds=seconds, max_books=books, seed=seed + r,
                        batch_size=settings.batch_size)["runs"] for r in range(repeats)]
     return {"runs": out[0], "repeats": out}
@@ -217,12 +217,12 @@ def paper_timing() -> tuple[pd.Series, pd.DataFrame]:
 
 
 def our_minutes(timing: dict) -> dict[str, float]:
-    """Minutes per 1000 batches of each timed model (:data:`TIMED` names) from a ``bench_train`` record."""
+    """Minutes per 1000 batches of each timed model (:data:`TIMED` names) from a ``bench_widths`` record."""
     return {TIMED[r["objective"]]: r["minutes_per_1000_batches"] for r in timing["runs"]}
 
 
 def timing_table(timing: dict):
-    """The timing study (a ``bench_train`` record) beside the paper's minutes per 1000 batches; a formatted Styler."""
+    """The timing study (a ``bench_widths`` record) beside the paper's minutes per 1000 batches; a formatted Styler."""
     table = pd.DataFrame({TIMED[r["objective"]]: {
         "batch": r["batch_size"], "batches timed": r["steps"],
         "minutes per 1000 batches (ours)": r["minutes_per_1000_batches"],

@@ -5,7 +5,7 @@
   draws the training losses.
 - **Figure 2** (Appendix C): the same GRU encoder trained with both objectives. :func:`matched_skip_thought` is the
   skip-thought preset of a Quick-Thoughts encoder (sizes, data, optimiser, budget); :func:`throughput` times both
-  objectives, each in its own process (:func:`reproducer.bench.bench_train`); :func:`speed_table` and
+  objectives, each in its own process (:func:`reproducer.bench.bench_widths`); :func:`speed_table` and
   :func:`speed_ratios` read its runs; :func:`curve_changes` counts the tasks whose score fell while training;
   :func:`figure2` draws the curves, :func:`figure2_note` and :func:`speed_note` say what they and the benchmark show.
 - **Table 9** (Appendix D): MC-QT at several sizes for the same number of steps: :func:`smaller_mc_qt` (the smaller
@@ -39,18 +39,18 @@ def matched_skip_thought(qt):
 
 def throughput(qt, st, seconds: float, seed: int = 0, repeats: int = 1) -> dict:
     """``{"runs": [...], "repeats": [[...], ...]}``: Quick-Thoughts and exact-softmax skip-thought with QT's encoder
-    sizes, each trained for ``seconds`` in a fresh process (:func:`~reproducer.bench.bench_train`); also the
+    sizes, each trained for ``seconds`` in a fresh process (:func:`~reproducer.bench.bench_widths`); also the
     sampled-softmax skip-thought when the skip-thought preset ``st`` uses one. The whole measurement is repeated
     ``repeats`` times (seeds ``seed``, ``seed + 1``, …: the timing noise of the speed claim); ``runs`` is the first."""
-    from reproducer.bench import bench_train
+    from reproducer.bench import bench_widths
 
     out = []
     for r in range(repeats):
         sizes = dict(hidden=qt.hidden, word_dim=qt.word_dim, vocab_size=qt.vocab_size, seconds=seconds,
                      max_books=qt.max_books, seed=seed + r)
-        runs = bench_train(["quick_thought", "skip_thought"], n_sampled=0, **sizes)["runs"]
+        runs = bench_widths(["quick_thought", "skip_thought"], n_sampled=0, **sizes)["runs"]
         if st.n_sampled:
-            runs += bench_train(["skip_thought"], n_sampled=st.n_sampled, **sizes)["runs"]
+            runs += bench_widths(["skip_thought"], n_sampled=st.n_sampled, **sizes)["runs"]
         out.append(runs)
     return {"runs": out[0], "repeats": out}
 
