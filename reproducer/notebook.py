@@ -322,12 +322,9 @@ def _using(checkpoints) -> None:
 def _identity(checkpoint: str) -> str | None:
     """The identity (:func:`reproducer.checkpoints.identity`) of a checkpoint named relative to the results root;
     ``None`` when it is not there."""
-    path = results_root() / checkpoint
-    if not path.is_file():
-        return None
     from reproducer.checkpoints import identity
 
-    return identity(path)
+    return identity(results_root() / checkpoint)
 
 
 def _flat(key: dict) -> dict[str, Any]:
@@ -423,12 +420,12 @@ class NotebookRun:
         this run's key, and ``retrain`` is off."""
         return not self.retrain and stored_json(self.path(file)) is not None and self._why_not_reused(file) is None
 
-    def _why_not_reused(self, file: str) -> str | None:
+    def _why_not_reused(self, file: str, manifest: dict | None = None) -> str | None:
         """Why the stored result ``file`` may not be reused (``None``: it may): no key or another key recorded for
         it, its SHA-256 no longer the one recorded when it was written, or the checkpoint of a model it was computed
         from changed since (``python -m reproducer train`` extended it, or another run replaced it; a checkpoint that
-        is gone changes nothing: the results are what is kept of it)."""
-        manifest = read_keys(self.dir)
+        is gone changes nothing: the results are what is kept of it). ``manifest``: the folder's, if already read."""
+        manifest = manifest or read_keys(self.dir)
         recorded = manifest["keys"].get(manifest["results"].get(file))
         if recorded != self.key:
             return "no key recorded" if recorded is None else key_difference(recorded, self.key)
@@ -447,12 +444,13 @@ class NotebookRun:
         file, shown, key = path.relative_to(self.dir).as_posix(), path.relative_to(results_root().parent), self.key
         why = None
         if stored_json(path) is not None and not self.retrain:
-            why = self._why_not_reused(file)
+            manifest = read_keys(self.dir)
+            why = self._why_not_reused(file, manifest)
             if why is None:
                 try:
                     value = load(path)
                     print(f"[reused] {shown}")
-                    _using(read_keys(self.dir).get("uses", {}).get(file, {}))  # a result computed from it uses them too
+                    _using(manifest.get("uses", {}).get(file, {}))  # a result computed from it uses them too
                     return value
                 except (ValueError, OSError, EOFError) as e:  # truncated JSON, CSV or gzip: computed again
                     why = f"the stored file is damaged ({type(e).__name__})"

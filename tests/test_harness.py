@@ -157,7 +157,8 @@ def test_the_smoke_config_scores_a_fixed_sample_of_each_split():
 
     from reproducer.encoders.baselines import load_baseline
 
-    glove, sif = (evaluate(load_baseline(n), ["MR", "SICK-R"], "smoke", progress=False) for n in ("glove-bow", "sif-glove"))
+    glove, sif = (evaluate(load_baseline(n), ["MR", "SICK-R"], "smoke", progress=False)
+                  for n in ("glove-bow", "sif-glove"))
     assert glove.sentences["MR"] == 400 and glove.config == "smoke"
     assert list(glove.items["MR"]) == list(sif.items["MR"])  # paired: the same items for both encoders
     assert 55 < glove.main_scores()["MR"] <= 100 and 0 < glove.main_scores()["SICK-R"] <= 1.0  # above chance

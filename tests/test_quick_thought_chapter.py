@@ -75,7 +75,7 @@ def _models(monkeypatch, run, scale="quick"):
         calls.append(("ST", variant, settings, data, evaluate, checkpoint))
         return Fitted(_Encoder(4), _Log())
 
-    def curve_scores(tasks, config="prototype", encoder=None):  # the curve callback: which tasks, and which encoder it scores
+    def curve_scores(tasks, config="prototype", encoder=None):  # the curve callback: which tasks, which encoder
         return lambda fitted, step: {"curve": tuple(tasks), "scored": (encoder or (lambda f: f.encoder))(fitted)}
 
     def held_out(family, variant, settings):  # the held-out loss callback: of which model, at which settings

@@ -1,6 +1,6 @@
 """The building blocks of a chapter's units and claims: per-item outcomes kept through a results file, a chapter's
-per-model products cached in its run's folder, the claims judged against their noise (Evidence, check, point_claim, counts), the training-extent
-tables, the held-out loss callbacks, a notebook run's siblings at another preset or seed, and the seed presets."""
+per-model products cached in its run's folder, the claims judged against their noise (Evidence, check, point_claim,
+counts), the training-extent tables, the held-out loss callbacks, a notebook run's siblings at another preset or seed, and the seed presets."""
 from __future__ import annotations
 
 import json

@@ -81,7 +81,8 @@ class FixedVectorData:
         return Vocabulary.build(self.corpus().sentences, max_size=None).counts
 
     def training_data(self, split: str = "train"):
-        """A :class:`~reproducer.data.training_data.TrainingData` of the split's ids, :attr:`vocab` and the fixed :attr:`table`."""
+        """A :class:`~reproducer.data.training_data.TrainingData` of the split's ids, :attr:`vocab` and the fixed
+        :attr:`table`."""
         from reproducer.data.training_data import TrainingData
 
         return TrainingData(tokenized=self.tokenized(split), vocab=self.vocab, vectors=self.table)

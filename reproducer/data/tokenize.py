@@ -73,7 +73,8 @@ def tokenize(sentence: str, *, lowercase: bool = False) -> list[str]:
 @lru_cache(maxsize=1 << 16)
 def _tokens(sentence: str, lowercase: bool) -> tuple[str, ...]:
     """:func:`tokenize`, remembered for the last 65,536 sentences (about 70 MB at most): a chapter tokenizes the same
-    training pairs and task sentences again for every model it trains and scores (chapter 03's grid: dozens of times)."""
+    training pairs and task sentences again for every model it trains and scores (chapter 03's grid: dozens of
+    times)."""
     text = normalize(sentence)
     if lowercase:
         text = text.lower()

@@ -1,5 +1,6 @@
 """A training corpus as word ids: the vocabulary of its most frequent words and every sentence as ids of it, in the
-:class:`~reproducer.data.training_data.TrainingData` every family's ``fit`` reads (skip-thoughts, Quick-Thoughts, ...)."""
+:class:`~reproducer.data.training_data.TrainingData` every family's ``fit`` reads (skip-thoughts, Quick-Thoughts,
+...)."""
 from __future__ import annotations
 
 from reproducer.data.batches import TokenizedCorpus

@@ -40,11 +40,10 @@ def similarity_suite(encoder, *, seed: int = 0, batch_size: int = 256, config: s
     (see the module docstring). Every distinct sentence is encoded once. The suite scores cosines only, so of the
     evaluation ``config`` only its sample matters (:meth:`~reproducer.evaluate.tasks.EvalConfig.sample`: ``smoke``
     keeps 400 pairs a dataset; the others, all)."""
-    from reproducer.evaluate.tasks import CONFIGS
-
     from reproducer.data.loaders import load_sick, load_twitter_url_graded
     from reproducer.evaluate.harness import encode_unique
     from reproducer.evaluate.length_bins import sts_pairs
+    from reproducer.evaluate.tasks import CONFIGS
 
     sets: list[tuple[str, str, list, list, list, str]] = []
     for (year, name), group in sts_pairs(YEARS).groupby(["year", "dataset"], sort=False):
@@ -57,8 +56,8 @@ def similarity_suite(encoder, *, seed: int = 0, batch_size: int = 256, config: s
                  "pearson"))
     for half, pairs in pavlick_halves(seed).items():
         sets.append(("PPDB", half, [p.a for p in pairs], [p.b for p in pairs], [p.score for p in pairs], "spearman"))
-    sets = [(task, name, [a[i] for i in keep], [b[i] for i in keep], [gold[i] for i in keep], metric)
-            for task, name, a, b, gold, metric in sets for keep in [CONFIGS[config].sample(list(range(len(a))))]]
+    sample = CONFIGS[config].sample  # fixed by a list's length: a, b and gold of a dataset keep the same pairs
+    sets = [(task, name, sample(a), sample(b), sample(gold), metric) for task, name, a, b, gold, metric in sets]
     sentences = list(dict.fromkeys(s for _, _, a, b, _, _ in sets for s in (*a, *b)))
     table = encode_unique(encoder, sentences, batch_size)
     rows = [{"task": task, "dataset": name, "metric": metric, "score": 100 * _cosine_scores(table, a, b, gold)[metric]}

@@ -77,7 +77,6 @@ CONFIGS: dict[str, EvalConfig] = {
 }
 
 
-
 def quick_look(config: str) -> str:
     """The protocol of the quick looks a chapter takes beside its tables (training curves, the U score of many
     snapshots): ``prototype``, or ``smoke`` where the tables themselves use ``smoke`` (the smoke preset)."""

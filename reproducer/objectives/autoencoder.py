@@ -252,8 +252,8 @@ def held_out_data(variant: str, preset: AutoencoderPreset, data):
 
 def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
                     device=None, progress: bool = True, normalize_halves: bool = False):
-    """Train one variant on unordered sentences of ``data.tokenized`` (a :class:`~reproducer.data.training_data.TrainingData`:
-    ids of ``data.vocab``, the output words first; row ``i`` of ``data.vectors`` the fixed vector of word ``i``);
+    """Train one variant on unordered sentences of ``data.tokenized`` (a
+    :class:`~reproducer.data.training_data.TrainingData`: ids of ``data.vocab``, the output words first; row ``i`` of ``data.vectors`` the fixed vector of word ``i``);
     resume from ``checkpoint`` when present. ``evaluate(fitted, step) -> dict`` is called at the preset's evaluation
     points. Returns a :class:`~reproducer.train.Fitted` whose test-time encoder (also the one ``evaluate`` sees) pools
     with ``normalize_halves`` (each pooled half scaled to unit length, as the authors' evaluation code)."""

@@ -208,8 +208,8 @@ def held_out_data(variant, preset: ConsensusPreset, data):
 
 def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, checkpoint=None, evaluate=None,
                   seed: int = 0, device=None, progress: bool = True):
-    """Train one variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.data.training_data.TrainingData`: ids
-    of ``data.vocab``, whose row ``i`` of ``data.vectors`` is word ``i``'s fixed vector). The test-time encoder is the
+    """Train one variant on contiguous batches of ``data.tokenized`` (a
+    :class:`~reproducer.data.training_data.TrainingData`: ids of ``data.vocab``, whose row ``i`` of ``data.vectors`` is word ``i``'s fixed vector). The test-time encoder is the
     trained views as a :class:`~reproducer.encoders.multiview.ViewSet` (encodes with the unsupervised ensemble;
     ``.encoders(rule)`` gives each view under either pooling rule); ``evaluate(fitted, step)`` is called at the
     preset's evaluation points (in eval mode, without gradients). Returns a :class:`~reproducer.train.Fitted`."""

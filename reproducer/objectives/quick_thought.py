@@ -168,8 +168,8 @@ def held_out_data(variant: str, preset: QuickThoughtPreset, data):
 
 def fit_quick_thought(variant: str, preset: QuickThoughtPreset, data, *, checkpoint=None, evaluate=None,
                       seed: int = 0, device=None, progress: bool = True):
-    """Train one QT variant on contiguous batches of ``data.tokenized`` (a :class:`~reproducer.data.training_data.TrainingData`:
-    ids of ``data.vocab``; for MC-QT, ids of the big vocabulary of ``data.pretrained``). The test-time encoder is
+    """Train one QT variant on contiguous batches of ``data.tokenized`` (a
+    :class:`~reproducer.data.training_data.TrainingData`: ids of ``data.vocab``; for MC-QT, ids of the big vocabulary of ``data.pretrained``). The test-time encoder is
     ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`); ``evaluate(fitted, step)`` scores it
     during training. Returns a :class:`~reproducer.train.Fitted`."""
     from reproducer.encoders.trained import ConcatEncoder, TokenEncoder

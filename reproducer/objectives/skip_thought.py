@@ -222,8 +222,8 @@ def held_out_data(variant: str, preset: SkipThoughtPreset, data):
 def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
                      device=None, progress: bool = True):
     """Train uni-skip or bi-skip on ``data.tokenized`` (ids of ``data.vocab``: a
-    :class:`~reproducer.data.training_data.TrainingData`); resume from ``checkpoint`` when present. The test-time encoder is a
-    :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's current weights; ``evaluate(fitted, step)``
+    :class:`~reproducer.data.training_data.TrainingData`); resume from ``checkpoint`` when present. The test-time
+    encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's current weights; ``evaluate(fitted, step)``
     scores it for the training curve. Returns a :class:`~reproducer.train.Fitted`."""
     from reproducer.encoders.trained import TokenEncoder
     from reproducer.runtime import default_device, seed_everything

@@ -72,7 +72,8 @@ class AutoencoderData:
         return self.source.tokenized(split)
 
     def training_data(self):
-        """The :class:`~reproducer.data.training_data.TrainingData` of :func:`~reproducer.objectives.autoencoder.fit_autoencoder`."""
+        """The :class:`~reproducer.data.training_data.TrainingData` of
+        :func:`~reproducer.objectives.autoencoder.fit_autoencoder`."""
         from reproducer.data.training_data import TrainingData
 
         return TrainingData(tokenized=self.tokenized("train"), vocab=self.vocab, vectors=self.table)
@@ -178,7 +179,8 @@ def untrained_record(name: str, data: AutoencoderData, tasks: list[str], *, norm
     model = build_autoencoder(name, data.preset, data.table).to(default_device())
     encoder = sentence_encoder(model, data.vocab, f"{name} (untrained)", normalize_halves=normalize_halves,
                                device=default_device())
-    return {"point": {"step": 0, "seconds": 0.0, **curve_point(model, encoder, data.held_out(), quick_look(data.preset.eval_config))},
+    point = curve_point(model, encoder, data.held_out(), quick_look(data.preset.eval_config))
+    return {"point": {"step": 0, "seconds": 0.0, **point},
             "eval": evaluate(encoder, tasks, data.preset.eval_config, progress=False).to_json()}
 
 

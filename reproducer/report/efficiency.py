@@ -226,7 +226,8 @@ class QuickThoughtModels(ChapterModels):
                 fitted = fit_skip_thought("uni-skip", self.st_settings, self.data, evaluate=evaluate, **options)
             else:
                 variant, steps = name.split()[0], self.record("MC-QT")["step"] if name in self.sizes else None
-                f_scores = curve_scores(self.curve_tasks, config, encoder=lambda fitted: fitted.encoder.encoders[0])  # f alone
+                f_scores = curve_scores(self.curve_tasks, config,
+                                        encoder=lambda fitted: fitted.encoder.encoders[0])  # f alone
                 settings = self.settings.with_overrides(max_steps=steps, **self.overrides.get(name, {}))
                 evaluate = None if variant == "MC-QT" else combined(
                     f_scores if name == "uni-QT" else None, self.held_out("quick-thought", variant, settings))

@@ -354,7 +354,8 @@ class ParaphraseTraining:
             overrides["max_steps"] = min(steps, settings.max_steps)
         fitted = fit_paraphrastic("PP", self.settings(**overrides), self.data(subset), seed=self.seed,
                                   progress=False)
-        suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings().eval_config).to_dict(orient="records")
+        suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings().eval_config).to_dict(
+            orient="records")
         return {"order": order, "pairs": size, "steps": overrides["max_steps"],
                 "mean r": float(suite_mean(suite, datasets))}
 

@@ -70,8 +70,9 @@ class SkipThoughtModels(ChapterModels):
 
         def train(checkpoint):
             held_out = held_out_loss(family("skip-thought").held_out_batches(name, self.settings, self.data))
+            curve = curve_scores(["STS14"], quick_look(self.settings.eval_config))
             return fit_skip_thought(name, self.settings, self.data, checkpoint=checkpoint, seed=self.seed,
-                                    evaluate=combined(curve_scores(["STS14"], quick_look(self.settings.eval_config)), held_out), progress=self.progress)
+                                    evaluate=combined(curve, held_out), progress=self.progress)
 
         return self.run.model(name, train)
 
