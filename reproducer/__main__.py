@@ -31,7 +31,7 @@ import warnings
 
 from reproducer.bench import FAMILY_OBJECTIVES, bench_table
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.io import check_folder, check_writable, write_json
+from reproducer.files import check_folder, check_writable, write_json
 
 _CLOSED_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a command whose reader went away (`| head`)
 _INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped with Ctrl-C
@@ -383,7 +383,7 @@ def _maybe_write(path: str | None, record) -> int:
 
 
 def cmd_train(args) -> int:
-    from reproducer.runs import train_model
+    from reproducer.train_command import train_model
 
     summary = train_model(args.model, args.preset, seconds=args.seconds, steps=args.steps, seed=args.seed,
                           out=args.out, eval_tasks=args.eval_tasks.split(",") if args.eval_tasks else None,

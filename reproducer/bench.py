@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from reproducer.errors import ReproducerError
+from reproducer.models import DECLARATIONS
 
 OBJECTIVES = ("quick_thought", "skip_thought", "aae", "rae")
 BATCH = {"quick_thought": 400, "skip_thought": 128, "aae": 64, "rae": 64}
@@ -64,10 +65,10 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
     from reproducer.data.corpus import CorpusConfig, load_corpus
     from reproducer.data.vocab import Vocabulary
     from reproducer.encoders.attention import AAEConfig
-    from reproducer.objectives.autoencoder import MeanMaxAAE
+    from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
     from reproducer.encoders.recurrent import RecurrentConfig
-    from reproducer.objectives.quick_thought import QuickThought
-    from reproducer.objectives.skip_thought import SkipThought, SkipThoughtConfig
+    from reproducer.papers.quick_thoughts.objective import QuickThought
+    from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
     from reproducer.runtime import default_device, seed_everything
     from reproducer.train import TrainConfig, train
 
@@ -122,12 +123,9 @@ def bench_widths(objectives=OBJECTIVES, *, hidden: int = 600, word_dim: int = 30
 
 # ---- every objective family at a preset: how much of the machine a training second uses ----
 
-#: The objectives of ``bench train``: name → (family, variant) of :mod:`reproducer.models`.
-FAMILY_OBJECTIVES = {
-    "skip-thought": ("skip-thought", "uni-skip"), "quick-thought": ("quick-thought", "uni-QT"),
-    "PP": ("paraphrastic", "PP"), "LSTM": ("paraphrastic", "LSTM (o.g.)"), "consensus": ("consensus", "MV"),
-    "AAE": ("autoencoder", "mean-max AAE"), "RAE": ("autoencoder", "mean-max RAE"),
-}
+#: The objectives of ``bench train``: name → (family, variant) of :mod:`reproducer.models`, every paper's ``bench``
+#: declaration in chapter order.
+FAMILY_OBJECTIVES = {name: line for paper in DECLARATIONS.values() for name, line in paper.bench.items()}
 
 
 def _profile(module, batches, steps: int, device, first_step: int, top: int = 8) -> list[dict]:

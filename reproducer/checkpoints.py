@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import torch
 
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.io import atomic_path, sha256_file
+from reproducer.files import atomic_path, sha256_file
 
 FORMAT = "reproducer-digest/1"
 

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from reproducer.errors import ReproducerError
-from reproducer.io import atomic_path, sha256_file, write_json
+from reproducer.files import atomic_path, sha256_file, write_json
 
 MAX_PACK_BYTES = 60 * 2**20  # the issue's limit: 64 MiB travel with a device call, the rest is the repository
 MAX_WORDS = 65535  # ids fit uint16; the largest vocabulary a preset trains (Quick-Thoughts' paper preset) is 50,000
@@ -101,7 +101,7 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     from reproducer.data.corpus import CorpusConfig, load_corpus
     from reproducer.data.pairs import training_pairs
     from reproducer.data.vocab import Vocabulary
-    from reproducer.objectives.paraphrase import PRESETS as PP_PRESETS
+    from reproducer.papers.paraphrastic.objective import PRESETS as PP_PRESETS
 
     if scale not in SCALES:
         raise ReproducerError(f"Unknown pack scale {scale!r}; choose one of {', '.join(SCALES)}.")

@@ -18,7 +18,7 @@ result even when another fails:
 Everything goes to one output folder, within what a device call brings back (at most 8 files of 16 MiB):
 ``plan.json`` (all measurements, rewritten after every stage), ``summary.md`` (printed last), ``cuda_check.txt``
 and per trained model ``<model>.eval.json`` (:class:`~reproducer.evaluate.harness.Results` with items). JSON above
-:data:`~reproducer.io.COMPRESS_ABOVE` characters is written as ``.json.gz``, as the repository stores results, so the
+:data:`~reproducer.files.COMPRESS_ABOVE` characters is written as ``.json.gz``, as the repository stores results, so the
 folder can be committed as it comes back (``results/gpu/<date>/``). The ``smoke``
 plan runs the same stages at smoke sizes on the CPU in seconds: CI's dry run, so the plan cannot rot.
 """
@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reproducer.errors import ReproducerError
-from reproducer.io import COMPRESS_ABOVE, write_json, write_text
+from reproducer.files import COMPRESS_ABOVE, write_json, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Logeswaran & Lee's Table 1 tasks (``reproducer.report.quick_thought_tables.TABLE1_COLUMNS``).
+#: Logeswaran & Lee's Table 1 tasks (``reproducer.papers.quick_thoughts.tables.TABLE1_COLUMNS``).
 TABLE1_TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-R")
 MAX_FILES, MAX_FILE_BYTES = 8, 16 * 2**20  # what a device call brings back
 
@@ -189,7 +189,7 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
     from reproducer.evaluate import evaluate
     from reproducer.evaluate.training_curve import held_out_loss
     from reproducer.models import family
-    from reproducer.objectives.quick_thought import sampler
+    from reproducer.papers.quick_thoughts.objective import sampler
     from reproducer.presets import preset
 
     fam = family("quick-thought")

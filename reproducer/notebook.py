@@ -36,7 +36,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.io import COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_json
+from reproducer.files import COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_json
 from reproducer.runtime import seed_everything
 
 PRESETS = ("smoke", "quick", "default", "paper")
@@ -75,7 +75,7 @@ def training_record_name(name: str) -> str:
 def model_files(folder: str | Path, name: str) -> dict[str, Path]:
     """Model ``name``'s git-ignored files under a results folder: ``train`` (the training checkpoint, resumable),
     ``encoder`` (the encoder bundle) and ``log`` (``python -m reproducer train``'s log), all in ``checkpoints/``. The one
-    rule shared by the notebooks and :mod:`reproducer.runs`, so a notebook finds a model trained from the command
+    rule shared by the notebooks and :mod:`reproducer.train_command`, so a notebook finds a model trained from the command
     line."""
     folder = Path(folder) / "checkpoints"
     return {kind: folder / f"{slug(name)}.{suffix}"
@@ -469,8 +469,8 @@ class NotebookRun:
 
     def json(self, name: str, compute: Callable[[], Any]) -> Any:
         """``<run.dir>/<name>.json``: loaded if stored under this run's key (unless ``retrain``), else computed. A
-        result above :data:`~reproducer.io.COMPRESS_ABOVE` characters is stored as ``<name>.json.gz`` (same name in the
-        manifest and for every reader: :func:`~reproducer.io.read_json`)."""
+        result above :data:`~reproducer.files.COMPRESS_ABOVE` characters is stored as ``<name>.json.gz`` (same name in the
+        manifest and for every reader: :func:`~reproducer.files.read_json`)."""
         return self._cached(self.path(f"{name}.json"), compute, read_json,
                             lambda p, value: write_json(p, value, compress_above=COMPRESS_ABOVE))
 

@@ -12,7 +12,7 @@
 - ``paper``: the published sizes and budgets, for a GPU (unchanged code: the device is picked at run time).
 
 :class:`~reproducer.train.Preset` owns the optimiser, the budget and the evaluation schedule; each family's preset (in its objective
-module, e.g. :class:`reproducer.objectives.skip_thought.SkipThoughtPreset`, with its table ``PRESETS``) adds only its
+module, e.g. :class:`reproducer.papers.skip_thoughts.objective.SkipThoughtPreset`, with its table ``PRESETS``) adds only its
 sizes and loss settings. A notebook's parameters override single fields::
 
     preset("skip-thought", "default", max_seconds=600)

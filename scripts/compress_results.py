@@ -1,4 +1,4 @@
-"""Store every committed JSON result above ``reproducer.io.COMPRESS_ABOVE`` characters gzip-compressed (``X.json`` ->
+"""Store every committed JSON result above ``reproducer.files.COMPRESS_ABOVE`` characters gzip-compressed (``X.json`` ->
 ``X.json.gz``), as the library now writes them: the same text, byte for byte once decompressed (checked), so every
 number stays what the notebooks computed. Run once from the repository root: ``python scripts/compress_results.py``."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import gzip
 import sys
 from pathlib import Path
 
-from reproducer.io import COMPRESS_ABOVE, write_json
+from reproducer.files import COMPRESS_ABOVE, write_json
 
 
 def main(root: str = "results") -> int:

@@ -37,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reproducer.io import write_json, write_text  # noqa: E402
+from reproducer.files import write_json, write_text  # noqa: E402
 
 # SentEval's README, "To produce results that are comparable to the literature, use the default config".
 SENTEVAL_PARAMS = {"usepytorch": True, "kfold": 10, "seed": 1111, "batch_size": 128,

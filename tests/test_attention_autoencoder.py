@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from reproducer.data.batches import pad
 from reproducer.encoders.attention import AAEConfig, MultiHeadAttention, sinusoidal_positions
 from reproducer.errors import ReproducerError
-from reproducer.objectives.autoencoder import MeanMaxAAE, reconstruction_loss
+from reproducer.papers.mean_max_aae.objective import MeanMaxAAE, reconstruction_loss
 
 V_IN, W = 40, 6
 
@@ -101,7 +101,7 @@ def test_the_loss_ignores_padding_and_drops_when_overfitting_one_batch(family):
     class Batch:
         ids, lengths = pad([np.array([5, 6, 7, 3]), np.array([8, 9, 3]), np.array([30, 12, 13, 14, 3])])
 
-    from reproducer.objectives.autoencoder import held_out_statistics
+    from reproducer.papers.mean_max_aae.objective import held_out_statistics
 
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
     first = model(Batch).item()
@@ -121,7 +121,7 @@ def test_the_loss_ignores_padding_and_drops_when_overfitting_one_batch(family):
 
 @pytest.mark.parametrize("pooling", [("max", "avg"), ("avg",)])
 def test_attention_on_the_pooled_vectors_is_a_distribution_per_step(pooling):
-    from reproducer.objectives.autoencoder import decoder_attention, held_out_statistics
+    from reproducer.papers.mean_max_aae.objective import decoder_attention, held_out_statistics
 
     model = small(pooling=pooling)
     weights, names = decoder_attention(model, np.array([5, 6, 7, 9, 3]))
@@ -195,7 +195,7 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     from reproducer.data.vocab import SPECIALS, Vocabulary
     from reproducer.data.vectors import pretrained_channel
     from reproducer.encoders.bundles import load_encoder
-    from reproducer.objectives.autoencoder import fit_autoencoder, sentence_encoder
+    from reproducer.papers.mean_max_aae.objective import fit_autoencoder, sentence_encoder
     from reproducer.presets import preset as named_preset
     from reproducer.data.training_data import TrainingData
 

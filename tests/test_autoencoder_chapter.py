@@ -1,6 +1,6 @@
 """Chapter 05's library (Zhang et al. 2018): the autoencoders' data, training and measurements
-(:mod:`reproducer.report.autoencoder_training`) and the chapter's tables, figures and claims
-(:mod:`reproducer.report.autoencoders`), on toy data: no corpus, no evaluation data."""
+(:mod:`reproducer.papers.mean_max_aae.training`) and the chapter's tables, figures and claims
+(:mod:`reproducer.papers.mean_max_aae.chapter`), on toy data: no corpus, no evaluation data."""
 from __future__ import annotations
 
 import json
@@ -23,9 +23,9 @@ from reproducer.encoders.bundles import load_encoder  # noqa: E402
 from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.evaluate import Results  # noqa: E402
 from reproducer.notebook import NotebookRun  # noqa: E402
-from reproducer.objectives.autoencoder import PRESETS, build_autoencoder, held_out_statistics  # noqa: E402
-from reproducer.report import autoencoders as aae  # noqa: E402
-from reproducer.report.autoencoder_training import (AutoencoderData, attention_maps, curve_point,  # noqa: E402
+from reproducer.papers.mean_max_aae.objective import PRESETS, build_autoencoder, held_out_statistics  # noqa: E402
+from reproducer.papers.mean_max_aae import chapter as aae  # noqa: E402
+from reproducer.papers.mean_max_aae.training import (AutoencoderData, attention_maps, curve_point,  # noqa: E402
                                                     train_or_reload, trainable, training_record, untrained_record)
 from reproducer.report.plots import score_curves  # noqa: E402
 from reproducer.runtime import seed_everything  # noqa: E402
@@ -84,7 +84,7 @@ def run(tmp_path, monkeypatch) -> NotebookRun:
     return NotebookRun("05_mean_max_aae", "smoke")
 
 
-# --- reproducer.report.autoencoder_training ---------------------------------------------------------------------
+# --- reproducer.papers.mean_max_aae.training ---------------------------------------------------------------------
 
 def test_data_held_out_batches_end_with_eos_and_examples_are_seeded(data):
     batches = data.held_out()
@@ -167,7 +167,7 @@ def test_attention_maps_mark_words_outside_the_output_vocabulary(data):
     json.dumps(m)  # stored as results JSON
 
 
-# --- reproducer.report.autoencoders --------------------------------------------------------------------------------
+# --- reproducer.papers.mean_max_aae.chapter --------------------------------------------------------------------------------
 
 def ours_results(offset: float = 0.0) -> dict:
     accuracy = {t: 70.0 + i + offset for i, t in enumerate(aae.EIGHT)}
@@ -403,10 +403,10 @@ def test_earlier_results_and_neighbours_come_from_the_folder_of_the_same_name(ru
     assert aae.earlier_results(seed_run, "01_skip_thoughts", "combine-skip (no expansion)") is None
 
 
-# --- reproducer.report.autoencoder_training.AutoencoderModels -------------------------------------------------------
+# --- reproducer.papers.mean_max_aae.training.AutoencoderModels -------------------------------------------------------
 
 def test_autoencoder_units_cache_what_the_chapter_shows_of_each_variant(data, run, no_sts):
-    from reproducer.report.autoencoder_training import AutoencoderModels
+    from reproducer.papers.mean_max_aae.training import AutoencoderModels
 
     short = PRESET.with_overrides(max_steps=2)  # two batches per variant, its curve point at the second
     models = AutoencoderModels(run, short, tasks=["MR", "STS14"], progress=False, held_out_batches=2)

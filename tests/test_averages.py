@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reproducer.report.averages import MICRO_WEIGHTS, TASK_SETS, task_averages
+from reproducer.papers.mean_max_aae.averages import MICRO_WEIGHTS, TASK_SETS, task_averages
 
 TABLE1 = {  # Zhang et al. Table 1 rows (MR, CR, SUBJ, MPQA, SST2, TREC, MRPC acc, SICK-E)
     "mean-max AAE": (78.7, 82.3, 93.4, 88.8, 83.8, 91.4, 75.5, 83.5),

@@ -136,7 +136,7 @@ def test_tang2019_numbers_spot_checked_against_the_paper():
 
 
 def test_zhang2018_tables_2_and_3_checked_against_their_own_averages():
-    from reproducer.report.averages import task_averages
+    from reproducer.papers.mean_max_aae.averages import task_averages
 
     df = published("zhang2018")
     v = df.set_index(["table", "model", "task", "metric"]).value

@@ -1,8 +1,8 @@
 """Chapters 01 and 03-05: each chapter's models as units (train, then cache everything the chapter needs of
-the model) and its claims judged against their noise — :mod:`reproducer.report.multiview` (chapter 04),
-:mod:`reproducer.report.paraphrase_training` and :mod:`reproducer.report.paraphrase_claims` (chapter 03),
-:mod:`reproducer.report.skip_thoughts` (chapter 01), the seed runs of :mod:`reproducer.report.autoencoder_training`
-and the claims, timing study and earlier chapters' results of :mod:`reproducer.report.autoencoders` (chapter 05).
+the model) and its claims judged against their noise — :mod:`reproducer.papers.consensus.chapter` (chapter 04),
+:mod:`reproducer.papers.paraphrastic.chapter` and :mod:`reproducer.papers.paraphrastic.claims` (chapter 03),
+:mod:`reproducer.papers.skip_thoughts.chapter` (chapter 01), the seed runs of :mod:`reproducer.papers.mean_max_aae.training`
+and the claims, timing study and earlier chapters' results of :mod:`reproducer.papers.mean_max_aae.chapter` (chapter 05).
 Training, evaluation and data are faked: every test runs in well under a second or two."""
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import torch  # noqa: E402
 
 from reproducer.evaluate.harness import Results  # noqa: E402
 from reproducer.notebook import NotebookRun  # noqa: E402
-from reproducer.report import multiview as mv  # noqa: E402
+from reproducer.papers.consensus import chapter as mv  # noqa: E402
 from reproducer.report.claims import Evidence, check  # noqa: E402
 
 
@@ -106,7 +106,7 @@ def fake_evaluate(calls: list, score=lambda name, task: 0.5):
     return evaluate
 
 
-# === chapter 04: reproducer.report.multiview ==========================================================================
+# === chapter 04: reproducer.papers.consensus.chapter ==========================================================================
 
 GROUPS = {"U": ["STS12", "SICK-cos"], "S": ["SICK-R"], "B": ["MR", "CR"], "M": ["MRPC"]}
 
@@ -408,11 +408,11 @@ def test_figure1_claim_takes_the_smallest_gap_and_the_seeds_spread():
     assert mv.figure1_claim(mv.figure1_frame(training), [])["value"] == 58 - 59
 
 
-# === chapter 05: the seed runs of reproducer.report.autoencoder_training, the timing study ============================
+# === chapter 05: the seed runs of reproducer.papers.mean_max_aae.training, the timing study ============================
 
 def test_autoencoder_seeds_keep_the_pooling_and_the_held_out_batches(nb, monkeypatch):
     from reproducer.presets import preset
-    from reproducer.report import autoencoder_training as at
+    from reproducer.papers.mean_max_aae import training as at
 
     main = at.AutoencoderModels(nb("05_mean_max_aae", max_steps=50), preset("autoencoder", "default", max_steps=50),
                                 tasks=["MR", "STS14"], progress=False, normalize_halves=False, held_out_batches=3,
@@ -439,7 +439,7 @@ def test_autoencoder_seeds_keep_the_pooling_and_the_held_out_batches(nb, monkeyp
 def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
     import reproducer.bench
     from reproducer.presets import preset
-    from reproducer.report import autoencoders as aae
+    from reproducer.papers.mean_max_aae import chapter as aae
 
     calls = []
 
@@ -461,11 +461,11 @@ def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
     assert len(aae.timing(settings, 30.0, 40)["repeats"]) == 1 and calls[0][1]["seed"] == 0
 
 
-# === chapter 03: reproducer.report.paraphrase_training, paraphrase_claims ===========================================
+# === chapter 03: reproducer.papers.paraphrastic.chapter, paraphrase_claims ===========================================
 
-from reproducer.report import paraphrase_claims as pc  # noqa: E402
-from reproducer.report import paraphrase_training as pt  # noqa: E402
-from reproducer.report.paraphrase_training import VARIANTS  # noqa: E402
+from reproducer.papers.paraphrastic import claims as pc  # noqa: E402
+from reproducer.papers.paraphrastic import chapter as pt  # noqa: E402
+from reproducer.papers.paraphrastic.chapter import VARIANTS  # noqa: E402
 
 DATASETS = [("STS12", "MSRpar"), ("STS12", "MSRvid"), ("STS13", "FNWN"), ("SICK-R", "test (cosine)")]
 
@@ -537,7 +537,7 @@ def products(monkeypatch):
     """The length bins, the STS pool, the baselines' encoders and their similarity suites faked; returns the calls."""
     import reproducer.encoders.baselines
     import reproducer.evaluate.similarity
-    import reproducer.report.similarity_tables as st
+    import reproducer.papers.paraphrastic.tables as st
     from reproducer.evaluate.length_bins import bin_labels
 
     calls = []
@@ -749,9 +749,9 @@ def test_point_claims_judge_the_main_run_on_the_seeds_spread():
     assert pc.point_claims(only_pp, []).outcome.iloc[5:7].tolist() == ["not checked", "not checked"]
 
 
-# === chapter 01: reproducer.report.skip_thoughts ====================================================================
+# === chapter 01: reproducer.papers.skip_thoughts.chapter ====================================================================
 
-from reproducer.report import skip_thoughts as sk  # noqa: E402
+from reproducer.papers.skip_thoughts import chapter as sk  # noqa: E402
 
 
 def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):

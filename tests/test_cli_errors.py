@@ -132,7 +132,7 @@ def test_a_read_only_json_folder_fails_before_evaluating(tmp_path):
 
 
 def test_check_writable_accepts_new_folders(tmp_path):
-    from reproducer.io import check_writable
+    from reproducer.files import check_writable
 
     assert check_writable(tmp_path / "new" / "deeper" / "out.json") == tmp_path / "new" / "deeper" / "out.json"
     assert not (tmp_path / "new").exists(), "checking creates nothing"
@@ -394,7 +394,7 @@ def test_a_closed_pipe_ends_quietly():
 
 @pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
 def test_written_files_follow_the_umask(tmp_path, mask, mode):
-    from reproducer.io import write_json
+    from reproducer.files import write_json
 
     old = os.umask(mask)
     try:
@@ -415,7 +415,7 @@ def test_fetched_files_follow_the_umask(fake_mirror):
 
 
 def test_umask_is_read_without_changing_it():
-    from reproducer.io import current_umask
+    from reproducer.files import current_umask
 
     old = os.umask(0o027)
     try:
@@ -428,7 +428,7 @@ def test_umask_is_read_without_changing_it():
 def test_folders_made_through_a_temporary_folder_follow_the_umask(tmp_path):
     import tempfile
 
-    from reproducer.io import follow_umask
+    from reproducer.files import follow_umask
 
     old = os.umask(0o022)
     try:

@@ -12,7 +12,7 @@ from reproducer.data.vocab import SPECIALS, Vocabulary
 from reproducer.encoders.layers import fixed_embedding, pool, remove_top_component, top_component
 from reproducer.encoders.multiview import LinearView, ViewEncoder, recurrent_view
 from reproducer.errors import ReproducerError
-from reproducer.objectives.consensus import (VARIANTS, Consensus, Temperature, Variant, agreement, consensus_loss,
+from reproducer.papers.consensus.objective import (VARIANTS, Consensus, Temperature, Variant, agreement, consensus_loss,
                                              fit_consensus)
 from reproducer.objectives.context import context_targets
 from reproducer.presets import preset
@@ -220,7 +220,7 @@ def test_a_later_kernel_reads_a_consensus_row_from_the_saved_views(tmp_path, mon
     """A notebook executed again (a new kernel, the training checkpoint gone) encodes Table 3's rows from the saved
     bundle: the variant's ViewSet, never retraining it."""
     from reproducer.notebook import NotebookRun
-    from reproducer.report import multiview as mv
+    from reproducer.papers.consensus import chapter as mv
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
     corpus, vocab, vectors, tokenized = small_setup(books)

@@ -1,5 +1,5 @@
 """The library behind chapter 04 (consensus maximisation): fixed-vector training data, scoring the views
-(:mod:`reproducer.evaluate.views`), the chapter's tables, figures and claims (:mod:`reproducer.report.multiview`) and
+(:mod:`reproducer.evaluate.views`), the chapter's tables, figures and claims (:mod:`reproducer.papers.consensus.chapter`) and
 the shared report helpers it added (``tables.beside``, ``plots.versus_bars``)."""
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from reproducer.errors import ReproducerError
 from reproducer.evaluate import Results
 from reproducer.evaluate import views
 from reproducer.notebook import NotebookRun
-from reproducer.objectives.consensus import VARIANTS, Consensus
-from reproducer.report import multiview
+from reproducer.papers.consensus.objective import VARIANTS, Consensus
+from reproducer.papers.consensus import chapter as multiview
 from reproducer.report.plots import versus_bars
 from reproducer.report.tables import beside
 from reproducer.train import Fitted

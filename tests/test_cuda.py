@@ -13,7 +13,7 @@ from reproducer.data.batches import ContiguousSampler, TokenizedCorpus
 from reproducer.data.vocab import Vocabulary
 from reproducer.encoders.recurrent import RecurrentConfig
 from reproducer.encoders.trained import TokenEncoder
-from reproducer.objectives.quick_thought import QuickThought
+from reproducer.papers.quick_thoughts.objective import QuickThought
 from reproducer.train import TrainConfig, train
 
 pytestmark = pytest.mark.cuda

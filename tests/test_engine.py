@@ -167,7 +167,7 @@ def test_autoencoder_flops_match_pytorchs_counter_on_an_unpadded_batch():
     from torch.utils.flop_counter import FlopCounterMode
 
     from reproducer.encoders.attention import AAEConfig
-    from reproducer.objectives.autoencoder import MeanMaxAAE, batch_flops
+    from reproducer.papers.mean_max_aae.objective import MeanMaxAAE, batch_flops
 
     torch.manual_seed(0)
     model = MeanMaxAAE(np.random.default_rng(0).normal(size=(50, 16)).astype(np.float32),
@@ -203,7 +203,7 @@ def test_train_command_writes_the_notebooks_files_and_resumes(tmp_path, capsys):
 
 def test_train_command_with_another_seed_trains_in_the_notebooks_folder_for_that_seed(tmp_path, monkeypatch):
     from reproducer.notebook import NotebookRun
-    from reproducer.runs import train_model
+    from reproducer.train_command import train_model
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
     train_model("uni-QT", "smoke", steps=1, seed=1, progress=False)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from reproducer.errors import ReproducerError
-from reproducer.io import read_json
+from reproducer.files import read_json
 from reproducer.gpu_pack import KEEP_TOKENS, MAX_PACK_BYTES, Pack, build_pack
 from reproducer.gpu_run import MAX_FILES, _Stages, check_returnable, plan_of
 
@@ -127,7 +127,7 @@ def _the_book_reads_it(out: Path, root: Path) -> None:
     assert "uni-QT at `smoke` sizes" in gpu_runs.caption(record) and "cpu" in gpu_runs.caption(record)
     bench = gpu_runs.bench_table(record)
     assert len(bench) == 7 and "error" not in bench and (bench["sentences/s"] > 0).all()
-    table = gpu_runs.table1(record, {"uni-QT": {"MR": {"acc": 60.0}}}, "default")
+    table = gpu_runs.table1_beside_gpu(record, {"uni-QT": {"MR": {"acc": 60.0}}}, "default")
     mr = table[(table.task == "MR") & (table.metric == "acc")].iloc[0]
     assert mr["paper"] == 77.2 and mr["ours, CPU (default)"] == 60.0
     assert mr["GPU − paper"] == pytest.approx(mr["ours, GPU (paper sizes)"] - 77.2)

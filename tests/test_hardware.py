@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 
 from reproducer.errors import ReproducerError
+from reproducer.papers.consensus.chapter import consensus_rows
+from reproducer.papers.quick_thoughts.chapter import quick_thought_rows
 from reproducer.report import hardware as hw
 
 
@@ -22,7 +24,7 @@ def write(root, chapter, name, obj):
 def test_quick_thought_speed_up_is_the_mean_of_the_repeats_over_the_papers():
     repeats = [[bench_run("in-batch", 100), bench_run("exact", 10), bench_run("sampled", 50)],
                [bench_run("in-batch", 120), bench_run("exact", 10), bench_run("sampled", 40)]]
-    rows = hw.quick_thought_rows({"runs": repeats[0], "repeats": repeats}, "cpu")
+    rows = quick_thought_rows({"runs": repeats[0], "repeats": repeats}, "cpu")
     exact, sampled = rows
     assert exact["ours"] == pytest.approx(11.0) and sampled["ours"] == pytest.approx(2.5)
     assert exact["paper's value"] == pytest.approx(31 / 6.5)
@@ -32,7 +34,7 @@ def test_quick_thought_speed_up_is_the_mean_of_the_repeats_over_the_papers():
 def test_consensus_times_are_relative_to_mv_on_both_sides():
     records = {"MV": {"seconds": 100.0, "step": 500}, "SV-g": {"seconds": 20.0, "step": 500},
                "MV-ff": {"seconds": 400.0, "step": 1000}}
-    rows = {r["quantity"].split("'")[0]: r for r in hw.consensus_rows(records, "cpu")}
+    rows = {r["quantity"].split("'")[0]: r for r in consensus_rows(records, "cpu")}
     assert set(rows) == {"SV-g", "MV-ff"}  # the variants not trained are left out
     assert rows["SV-g"]["ours"] == pytest.approx(0.2) and rows["SV-g"]["paper's value"] == pytest.approx(1.5 / 8)
     assert rows["MV-ff"]["ours"] == pytest.approx(2.0) and rows["MV-ff"]["paper's value"] == pytest.approx(17 / 8)

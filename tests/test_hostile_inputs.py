@@ -34,7 +34,7 @@ def test_a_json_folder_that_cannot_be_created_fails_before_evaluating():
 
 
 def test_checking_a_new_folder_leaves_nothing_behind(tmp_path):
-    from reproducer.io import check_folder, check_writable
+    from reproducer.files import check_folder, check_writable
 
     assert check_writable(tmp_path / "a" / "b" / "out.json") == tmp_path / "a" / "b" / "out.json"
     assert check_folder(tmp_path / "c" / "d") == tmp_path / "c" / "d"
@@ -52,7 +52,7 @@ def test_train_out_is_checked_before_training(tmp_path):
 
 def test_a_checkpoint_path_that_is_a_folder_fails_before_training(tmp_path):
     """``train`` used to train the whole budget, then fail at the save."""
-    from reproducer.runs import train_model
+    from reproducer.train_command import train_model
 
     (tmp_path / "checkpoints" / "uni-QT.encoder.pt").mkdir(parents=True)
     with pytest.raises(ReproducerError, match="uni-QT.encoder.pt is a folder"):
@@ -205,7 +205,7 @@ def test_a_truncated_result_is_computed_again_saying_why(tmp_path, monkeypatch, 
 
 def test_two_training_runs_on_one_folder_are_refused(tmp_path):
     """The second run fails at once, naming the folder; the first keeps its files."""
-    from reproducer.runs import exclusive, train_model
+    from reproducer.train_command import exclusive, train_model
 
     lock = tmp_path / "checkpoints" / "uni-QT.train.pt.lock"
     with exclusive(lock, "uni-QT"):  # as a first run holds it
@@ -219,7 +219,7 @@ def test_two_training_runs_on_one_folder_are_refused(tmp_path):
 def test_the_paper_preset_on_a_cpu_warns_with_its_budget(monkeypatch, tmp_path):
     from reproducer.errors import ReproducerWarning
     from reproducer.models import family
-    from reproducer.runs import train_model
+    from reproducer.train_command import train_model
 
     class Stop(Exception):
         pass
@@ -275,7 +275,7 @@ def test_a_hand_edited_result_is_computed_again_not_served(tmp_path, monkeypatch
 
     import pandas as pd
 
-    from reproducer.io import COMPRESS_ABOVE
+    from reproducer.files import COMPRESS_ABOVE
     from reproducer.notebook import NotebookRun
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
@@ -389,7 +389,7 @@ def test_a_cached_evaluation_is_not_served_once_train_extended_its_checkpoint(tm
     do), everything is reused."""
     from reproducer.checkpoints import identity
     from reproducer.notebook import NotebookRun, model_files
-    from reproducer.runs import train_model
+    from reproducer.train_command import train_model
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
     sentences = ["a man is playing a guitar .", "the cat sat on the mat ."]

@@ -199,7 +199,7 @@ def test_large_results_are_stored_compressed_under_their_plain_name(results):
     from the cache under its plain name, read by a later chapter, and replaced by the plain file when it shrinks."""
     import gzip
 
-    from reproducer.io import COMPRESS_ABOVE, read_json, stored_json
+    from reproducer.files import COMPRESS_ABOVE, read_json, stored_json
 
     big = {"items": list(range(COMPRESS_ABOVE // 4))}
     run, calls = NotebookRun("01_first", "smoke"), []
@@ -221,7 +221,7 @@ def test_large_results_are_stored_compressed_under_their_plain_name(results):
 def test_committed_results_above_the_limit_are_compressed():
     """Every committed JSON result is either small or compressed: the results must leave room for the GPU pack in the
     64 MiB that travel with a device call (tests/test_gpu_plan.py checks the sum)."""
-    from reproducer.io import COMPRESS_ABOVE
+    from reproducer.files import COMPRESS_ABOVE
 
     root = Path(__file__).resolve().parents[1] / "results"
     large = [p for p in root.rglob("*.json") if p.stat().st_size > COMPRESS_ABOVE + 4096]  # + room for UTF-8 bytes

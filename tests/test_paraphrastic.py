@@ -11,7 +11,7 @@ import torch
 from reproducer.data.batches import pad
 from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder, compositional_encoder
 from reproducer.errors import ReproducerError
-from reproducer.objectives.paraphrase import (PairBatch, ParaphraseModel, negatives, paraphrase_margin_loss,
+from reproducer.papers.paraphrastic.objective import (PairBatch, ParaphraseModel, negatives, paraphrase_margin_loss,
                                               squared_distance)
 from reproducer.train import TrainConfig, train
 
@@ -305,7 +305,7 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
     from reproducer.data.pairs import TrainingPair
     from reproducer.data.vectors import WordVectors
     from reproducer.encoders.bundles import load_encoder
-    from reproducer.objectives.paraphrase import fit_paraphrastic, initial_vocabulary
+    from reproducer.papers.paraphrastic.objective import fit_paraphrastic, initial_vocabulary
     from reproducer.presets import preset
     from reproducer.data.training_data import TrainingData
 
@@ -337,7 +337,7 @@ def test_train_config_knows_adagrad():
 
     assert preset("paraphrastic", "default").train_config().optimizer == "adagrad"
     with pytest.raises(ReproducerError, match="Unknown paraphrastic model"):
-        from reproducer.objectives.paraphrase import fit_paraphrastic
+        from reproducer.papers.paraphrastic.objective import fit_paraphrastic
 
         fit_paraphrastic("GRU", preset("paraphrastic", "smoke"), None)
     with pytest.raises(ReproducerError, match="optimizer must be one of adam, adagrad"):
@@ -347,7 +347,7 @@ def test_train_config_knows_adagrad():
 def test_norm_weighted_vectors_scale_initial_vectors_by_trained_l1_norms():
     from reproducer.data.vocab import SPECIALS, Vocabulary
     from reproducer.errors import ReproducerError
-    from reproducer.objectives.paraphrase import norm_weighted_vectors
+    from reproducer.papers.paraphrastic.objective import norm_weighted_vectors
 
     vocab = Vocabulary(list(SPECIALS) + ["the", "poverty"])
     initial = np.ones((6, 2), dtype=np.float32)

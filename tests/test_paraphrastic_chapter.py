@@ -19,7 +19,7 @@ from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.evaluate.word_neighbours import (MISSING, nearest_words, neighbour_words, weight_extremes,  # noqa: E402
                                                  word_weights)
 from reproducer.notebook import NotebookRun, record_keys  # noqa: E402
-from reproducer.report import paraphrase_claims, paraphrase_training as pt, similarity_tables as st  # noqa: E402
+from reproducer.papers.paraphrastic import chapter as pt, claims as paraphrase_claims, tables as st  # noqa: E402
 from reproducer.report.plots import difference_heatmap, ours_and_paper_lines  # noqa: E402
 
 WORDS = ["cat", "kitten", "dog", "car"]

@@ -11,7 +11,7 @@ from reproducer.data.batches import ContiguousSampler, TokenizedCorpus
 from reproducer.data.vocab import Vocabulary
 from reproducer.encoders.recurrent import RecurrentConfig
 from reproducer.errors import ReproducerError
-from reproducer.objectives.quick_thought import QuickThought, context_targets, quick_thought_loss
+from reproducer.papers.quick_thoughts.objective import QuickThought, context_targets, quick_thought_loss
 from reproducer.train import TrainConfig, train
 
 
@@ -189,7 +189,7 @@ def test_xavier_init_sets_gate_biases_to_one(single_bias):
 @pytest.mark.parametrize("variant", ["uni-QT", "bi-QT", "BoW-QT", "MC-QT"])
 def test_every_variant_trains_and_encodes(variant, books, tmp_path):
     from reproducer.data.vectors import pretrained_channel_vocabulary
-    from reproducer.objectives.quick_thought import fit_quick_thought
+    from reproducer.papers.quick_thoughts.objective import fit_quick_thought
     from reproducer.presets import preset as named_preset
     from reproducer.data.training_data import TrainingData
 
@@ -222,7 +222,7 @@ def test_every_variant_trains_and_encodes(variant, books, tmp_path):
 
 
 def test_qt_presets():
-    from reproducer.objectives.quick_thought import PRESETS as QUICK_THOUGHT
+    from reproducer.papers.quick_thoughts.objective import PRESETS as QUICK_THOUGHT
     from reproducer.presets import preset
 
     paper = QUICK_THOUGHT["paper"]
@@ -230,7 +230,7 @@ def test_qt_presets():
     assert preset("quick-thought", "default", max_seconds=30).max_seconds == 30
     with pytest.raises(ReproducerError, match="Unknown QuickThoughtPreset settings"):
         preset("quick-thought", "default", softmax=1)
-    from reproducer.objectives.quick_thought import build_quick_thought
+    from reproducer.papers.quick_thoughts.objective import build_quick_thought
 
     with pytest.raises(ReproducerError, match="MC-QT needs pre-trained"):
         build_quick_thought("MC-QT", QUICK_THOUGHT["smoke"], 50)

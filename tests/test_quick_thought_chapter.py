@@ -59,10 +59,10 @@ class _Log:
 
 def _models(monkeypatch, run, scale="quick"):
     import reproducer.evaluate.training_curve
-    import reproducer.objectives.quick_thought
-    import reproducer.objectives.skip_thought
+    import reproducer.papers.quick_thoughts.objective
+    import reproducer.papers.skip_thoughts.objective
     from reproducer.presets import preset
-    from reproducer.report.efficiency import QuickThoughtModels
+    from reproducer.papers.quick_thoughts.chapter import QuickThoughtModels
 
     Fitted = namedtuple("Fitted", "encoder log")
     calls = []
@@ -81,8 +81,8 @@ def _models(monkeypatch, run, scale="quick"):
     def held_out(family, variant, settings):  # the held-out loss callback: of which model, at which settings
         return lambda fitted, step: {"held-out": (family, variant, settings.max_seconds)}
 
-    monkeypatch.setattr(reproducer.objectives.quick_thought, "fit_quick_thought", fit_qt)
-    monkeypatch.setattr(reproducer.objectives.skip_thought, "fit_skip_thought", fit_st)
+    monkeypatch.setattr(reproducer.papers.quick_thoughts.objective, "fit_quick_thought", fit_qt)
+    monkeypatch.setattr(reproducer.papers.skip_thoughts.objective, "fit_skip_thought", fit_st)
     monkeypatch.setattr(reproducer.evaluate.training_curve, "curve_scores", curve_scores)
     models = QuickThoughtModels(run, preset("quick-thought", scale, max_seconds=90), ["MR"], seed=3)
     models.data, models.glove_data = "word ids", "GloVe ids"  # loaded on first use: set here, nothing is read
@@ -117,7 +117,7 @@ def test_models_train_each_kind_with_its_settings_and_data(monkeypatch):
 
 
 def test_models_share_the_default_budget_as_the_chapter_says(monkeypatch):
-    from reproducer.report.efficiency import BUDGET_SHARES
+    from reproducer.papers.quick_thoughts.chapter import BUDGET_SHARES
 
     models, calls = _models(monkeypatch, _FakeRun(), scale="default")
     shares = BUDGET_SHARES["default"]
@@ -163,7 +163,7 @@ def test_models_evaluate_once_and_reuse_stored_results(monkeypatch):
 
 
 def test_uni_qt_f_is_uni_qt_input_encoder_under_its_own_name(monkeypatch):
-    from reproducer.report.efficiency import UNI_QT_F
+    from reproducer.papers.quick_thoughts.chapter import UNI_QT_F
 
     class Part:
         name = "f"
@@ -178,7 +178,7 @@ def test_uni_qt_f_is_uni_qt_input_encoder_under_its_own_name(monkeypatch):
 
 
 def test_training_loss_figure_has_qt_losses_beside_st():
-    from reproducer.report.efficiency import training_loss_figure
+    from reproducer.papers.quick_thoughts.chapter import training_loss_figure
 
     log = {"losses": [{"seconds": 1.0, "step": 1, "loss": 3.0}, {"seconds": 2.0, "step": 2, "loss": 2.0}]}
     fig = training_loss_figure({"uni-QT": log, "bi-QT": log, "ST": log})
@@ -191,9 +191,9 @@ def test_training_loss_figure_has_qt_losses_beside_st():
 # --- efficiency: Figure 2, the throughput benchmark, Table 9 ---------------------------------------------------------
 
 def test_matched_skip_thought_takes_quick_thoughts_encoder_and_budget():
-    from reproducer.objectives.skip_thought import PRESETS as ST
+    from reproducer.papers.skip_thoughts.objective import PRESETS as ST
     from reproducer.presets import preset
-    from reproducer.report.efficiency import matched_skip_thought
+    from reproducer.papers.quick_thoughts.chapter import matched_skip_thought
 
     qt = preset("quick-thought", "default", max_seconds=77)
     st = matched_skip_thought(qt)
@@ -216,7 +216,7 @@ def _runs(qt=700.0, exact=35.0, sampled=None):
 
 
 def test_speed_table_and_ratios():
-    from reproducer.report.efficiency import speed_ratios, speed_table
+    from reproducer.papers.quick_thoughts.chapter import speed_ratios, speed_table
 
     speed = speed_table(_runs(sampled=140.0))
     assert list(speed.index) == ["in-batch", "exact", "sampled"]
@@ -230,7 +230,7 @@ def test_speed_table_and_ratios():
 def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samples(monkeypatch):
     import reproducer.bench
     from reproducer.presets import preset
-    from reproducer.report.efficiency import matched_skip_thought, throughput
+    from reproducer.papers.quick_thoughts.chapter import matched_skip_thought, measure_throughput
 
     calls = []
 
@@ -240,16 +240,16 @@ def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samp
 
     monkeypatch.setattr(reproducer.bench, "bench_widths", fake)
     qt = preset("quick-thought", "default")
-    out = throughput(qt, matched_skip_thought(qt), 5, seed=1)
+    out = measure_throughput(qt, matched_skip_thought(qt), 5, seed=1)
     assert calls == [(["quick_thought", "skip_thought"], 0, qt.hidden, 5), (["skip_thought"], 1024, qt.hidden, 5)]
     assert [r["objective"] for r in out["runs"]] == ["quick_thought", "skip_thought", "skip_thought"]
     calls.clear()
-    throughput(qt, matched_skip_thought(qt).with_overrides(n_sampled=0), 5)
+    measure_throughput(qt, matched_skip_thought(qt).with_overrides(n_sampled=0), 5)
     assert len(calls) == 1
 
 
 def test_paper_speed_ratio_is_st_hours_over_qt_hours():
-    from reproducer.report.efficiency import paper_speed_ratio, training_hours
+    from reproducer.papers.quick_thoughts.chapter import paper_speed_ratio, training_hours
 
     hours = training_hours()
     assert paper_speed_ratio() == pytest.approx(hours["ST (efficiency study)"] / hours["QT (efficiency study)"])
@@ -257,7 +257,7 @@ def test_paper_speed_ratio_is_st_hours_over_qt_hours():
 
 
 def test_curve_changes_counts_falls_and_rises():
-    from reproducer.report.efficiency import curve_changes
+    from reproducer.papers.quick_thoughts.chapter import curve_changes
 
     evals = [{"step": 1, "seconds": 1.0, "MR": 60.0, "CR": 70.0, "SICK-R": 0.5},
              {"step": 9, "seconds": 9.0, "MR": 55.0, "CR": 71.0, "SICK-R": 0.5}]
@@ -266,7 +266,7 @@ def test_curve_changes_counts_falls_and_rises():
 
 
 def test_figure2_note_counts_the_rises_of_each_curve_and_the_held_out_change():
-    from reproducer.report.efficiency import figure2_note
+    from reproducer.papers.quick_thoughts.chapter import figure2_note
 
     qt = {"seconds": 120.0, "step": 3000, "examples": 1_200_000,
           "evals": [{"seconds": 0.0, "MR": 60.0, "CR": 70.0, "held-out loss": 4.0},
@@ -289,7 +289,7 @@ def test_figure2_note_counts_the_rises_of_each_curve_and_the_held_out_change():
 
 
 def test_speed_note_gives_the_benchmark_the_training_runs_and_the_papers_ratio():
-    from reproducer.report.efficiency import paper_speed_ratio, speed_note
+    from reproducer.papers.quick_thoughts.chapter import paper_speed_ratio, speed_note
 
     note = speed_note(_runs(sampled=140.0), 20000, {"examples": 8000, "seconds": 10.0}, {"examples": 2000, "seconds": 10.0})
     assert note.startswith("**Speed ratio (sentences/second, QT ÷ ST, same benchmark run, cpu):** **20.0×** against "
@@ -302,7 +302,7 @@ def test_speed_note_gives_the_benchmark_the_training_runs_and_the_papers_ratio()
 
 def test_smaller_mc_qt_and_size_table():
     from reproducer.presets import preset
-    from reproducer.report.efficiency import size_caption, size_table, smaller_mc_qt
+    from reproducer.papers.quick_thoughts.chapter import size_caption, size_table, smaller_mc_qt
 
     assert smaller_mc_qt(preset("quick-thought", "default")) == {"MC-QT 400d": {"bi_hidden": 50},
                                                                  "MC-QT 800d": {"bi_hidden": 100}}
@@ -315,7 +315,7 @@ def test_smaller_mc_qt_and_size_table():
 
 
 def test_paper_sizes_and_size_figure():
-    from reproducer.report.efficiency import paper_sizes, size_figure
+    from reproducer.papers.quick_thoughts.chapter import paper_sizes, size_figure
 
     paper = paper_sizes()
     assert {"vector size", "training hours", "mean accuracy"} <= set(paper.columns)
@@ -431,7 +431,7 @@ def test_versus_matched_keeps_every_paper_row():
 
 
 def test_training_table_and_seconds():
-    from reproducer.report.quick_thought_tables import training_seconds, training_table
+    from reproducer.papers.quick_thoughts.tables import training_seconds, training_table
 
     log = {"step": 10, "seconds": 20.0, "examples": 4000, "losses": [{"loss": 3.0}, {"loss": 2.5}], "dim": 600}
     records = {"uni-QT": log, "bi-QT": {**log, "seconds": 10.0}}
@@ -445,7 +445,7 @@ def test_training_table_and_seconds():
 
 
 def test_table1_puts_ours_paper_and_difference_under_each_model():
-    from reproducer.report.quick_thought_tables import TABLE1_COLUMNS, table1
+    from reproducer.papers.quick_thoughts.tables import TABLE1_COLUMNS, table1
 
     ours = pd.DataFrame([{"encoder": "uni-QT", "task": "MR", "metric": "acc", "value": 60.0},
                          {"encoder": "uni-QT", "task": "SICK-R", "metric": "pearson", "value": 0.7},
@@ -462,7 +462,7 @@ def test_table1_puts_ours_paper_and_difference_under_each_model():
 
 
 def test_earlier_skip_thoughts_takes_what_chapter_01_has():
-    from reproducer.report.quick_thought_tables import earlier_skip_thoughts
+    from reproducer.papers.quick_thoughts.tables import earlier_skip_thoughts
 
     stored = {"eval_uni-skip": Results("uni-skip", "prototype", {"MR": {"acc": 70.0}}).to_json(),
               "uni-skip_training": {"seconds": 360.0},
@@ -481,7 +481,7 @@ def test_earlier_skip_thoughts_takes_what_chapter_01_has():
 
 def test_published_comparison_stacks_each_model_and_table1_caption():
     from reproducer.presets import preset
-    from reproducer.report.quick_thought_tables import published_comparison, table1_caption
+    from reproducer.papers.quick_thoughts.tables import published_comparison, table1_caption
 
     ours = pd.DataFrame([{"encoder": "uni-QT", "task": "MR", "metric": "acc", "value": 60.0},
                          {"encoder": "MC-QT", "task": "MR", "metric": "acc", "value": 65.0}])
@@ -500,7 +500,7 @@ def _sts(name, value):
 
 
 def test_table8_compares_matched_rows_with_the_papers():
-    from reproducer.report.quick_thought_tables import paper_table8, sts14_subsets, table8
+    from reproducer.papers.quick_thoughts.tables import paper_table8, sts14_subsets, table8
 
     ours = sts14_subsets({"QT": _sts("QT", 0.5)})
     assert ours.columns.tolist() == ["News", "Forum", "WordNet", "Tweets", "Images", "Headlines", "Overall"]
@@ -528,7 +528,7 @@ def _evidence(analogies: bool = True):
     (inconclusive); combine-QT far above ST on STS14; uni-QT and ST as good at the analogies on other questions."""
     from reproducer.evaluate.items import correct_items, grouped_items, main_score, scored_items
     from reproducer.report.claims import Evidence
-    from reproducer.report.efficiency import UNI_QT_F
+    from reproducer.papers.quick_thoughts.chapter import UNI_QT_F
 
     rng = np.random.default_rng(0)
     gold = rng.normal(size=300)
@@ -561,7 +561,7 @@ def _evidence(analogies: bool = True):
 
 
 def _qt_claims(questions=True):
-    from reproducer.report.quick_thought_claims import quick_thought_claims
+    from reproducer.papers.quick_thoughts.claims import quick_thought_claims
 
     return quick_thought_claims(classification=["MR", "CR"], curve_tasks=["MR", "SICK-R"], paper_speed=4.8,
                                 paper_sts=pd.Series({"QT (RNN)": 0.49, "Skip-Thoughts": 0.39}), questions=questions)
@@ -596,7 +596,7 @@ def test_claims_leave_out_the_analogies_without_questions():
 
 
 def test_speed_claim_is_judged_on_the_benchmark_repeats():
-    from reproducer.report.quick_thought_claims import speed_claim, speed_ratios_of
+    from reproducer.papers.quick_thoughts.claims import speed_claim, speed_ratios_of
 
     bench = {"runs": _runs(qt=700.0, exact=35.0), "repeats": [_runs(qt=q, exact=35.0) for q in (700.0, 665.0, 735.0)]}
     ratios = speed_ratios_of(bench)
@@ -619,7 +619,7 @@ def _comparison():
 
 
 def test_in_numbers_sums_up_the_gap_the_speed_and_the_analogies():
-    from reproducer.report.quick_thought_claims import in_numbers
+    from reproducer.papers.quick_thoughts.claims import in_numbers
 
     analogy = {"questions": [{}] * 4, **{n: {"accuracy": a, "questions": {"family": 3, "plural": 1}}
                                          for n, a in (("uni-QT", 0.5), ("MC-QT", 0.25), ("ST", 0.125), ("glove-bow", 1.0))}}

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from reproducer.errors import ReproducerError
-from reproducer.report.scorecard import CHAPTERS, COLUMNS, across_presets, paper_counts, scorecard, scorecard_table
+from reproducer.report.scorecard import COLUMNS, chapters, across_presets, paper_counts, scorecard, scorecard_table
 
 
 def claim(text, outcome, value=1.0):
@@ -31,7 +31,7 @@ def test_scorecard_reads_every_chapter_in_chapter_order(two_chapters):
     card = scorecard("default", two_chapters, missing="skip")
     assert list(card.columns) == COLUMNS
     assert list(card["chapter"]) == ["01_skip_thoughts"] + ["02_quick_thoughts"] * 3
-    assert list(card["paper"]) == [CHAPTERS["01_skip_thoughts"][0]] + [CHAPTERS["02_quick_thoughts"][0]] * 3
+    assert list(card["paper"]) == [chapters()["01_skip_thoughts"][0]] + [chapters()["02_quick_thoughts"][0]] * 3
     # the chapter's "paper" column (the paper's number) becomes "published"
     assert set(card["published"]) == {"printed"}
 
@@ -52,9 +52,9 @@ def test_scorecard_rejects_a_file_that_is_not_a_claims_table(tmp_path):
 
 def test_paper_counts_count_outcomes_and_decided_claims(two_chapters):
     counts = paper_counts(scorecard("default", two_chapters, missing="skip"))
-    qt = counts.loc[CHAPTERS["02_quick_thoughts"][0]]
+    qt = counts.loc[chapters()["02_quick_thoughts"][0]]
     assert (qt["reproduced"], qt["not reproduced"], qt["inconclusive"], qt["decided"], qt["claims"]) == (1, 1, 1, 2, 3)
-    assert list(counts.index) == [CHAPTERS["01_skip_thoughts"][0], CHAPTERS["02_quick_thoughts"][0], "total"]
+    assert list(counts.index) == [chapters()["01_skip_thoughts"][0], chapters()["02_quick_thoughts"][0], "total"]
     assert counts.loc["total", "claims"] == 4 and counts.loc["total", "decided"] == 3
 
 

@@ -11,7 +11,7 @@ from reproducer.data.batches import TokenizedCorpus, TripleSampler, pad
 from reproducer.data.vocab import Vocabulary
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.errors import ReproducerError
-from reproducer.objectives.skip_thought import ConditionalGRU, SkipThought, SkipThoughtConfig, skip_thought_loss
+from reproducer.papers.skip_thoughts.objective import ConditionalGRU, SkipThought, SkipThoughtConfig, skip_thought_loss
 from reproducer.train import TrainConfig, train
 
 
@@ -188,7 +188,7 @@ def test_sampled_softmax_candidates_cover_the_targets_and_equal_the_full_loss_wh
 
 
 def test_presets_name_the_paper_sizes_and_take_overrides():
-    from reproducer.objectives.skip_thought import PRESETS as SKIP_THOUGHT
+    from reproducer.papers.skip_thoughts.objective import PRESETS as SKIP_THOUGHT
     from reproducer.presets import preset
 
     paper = SKIP_THOUGHT["paper"]

@@ -19,7 +19,7 @@ from reproducer.evaluate.tasks import Task
 from reproducer.evaluate.training_curve import curve_scores
 from reproducer.data.training_corpus import word_ids
 from reproducer.report.plots import gap_bars
-from reproducer.report.tables import first_neighbours, throughput
+from reproducer.report.tables import first_neighbours, log_table
 
 matplotlib.use("Agg")
 
@@ -117,7 +117,7 @@ def test_expansion_report_finds_the_synonym_and_skips_special_tokens():
 def test_throughput_rows_per_model():
     logs = {"a": {"step": 10, "seconds": 4.0, "examples": 200, "losses": [{"loss": 3.0}, {"loss": 2.5}], "cov": 0.9},
             "b": {"step": 20, "seconds": 5.0, "examples": 100, "losses": [{"loss": 1.5}], "cov": 0.8}}
-    table = throughput(logs, loss="final loss (x)", extra={"coverage": "cov"})
+    table = log_table(logs, loss="final loss (x)", extra={"coverage": "cov"})
     assert list(table.index) == ["a", "b"]
     assert list(table.columns) == ["steps", "training seconds", "sentences / second", "final loss (x)", "coverage"]
     assert table.loc["a", "sentences / second"] == 50.0 and table.loc["b", "sentences / second"] == 20.0

@@ -6,7 +6,7 @@ import torch
 from reproducer.data.vocab import Vocabulary
 from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
 from reproducer.errors import ReproducerError
-from reproducer.objectives.supervised import (ENTAILMENT, LabelledSampler, SupervisedModel, TaskHead, targets)
+from reproducer.papers.paraphrastic.supervised import (ENTAILMENT, LabelledSampler, SupervisedModel, TaskHead, targets)
 from reproducer.train import TrainConfig, train
 
 
@@ -73,7 +73,7 @@ def test_relatedness_predictions_are_expected_scores_and_sampler_is_deterministi
 
 
 def test_fit_supervised_keeps_the_best_dev_epoch(tmp_path):
-    from reproducer.objectives.supervised import fit_supervised
+    from reproducer.papers.paraphrastic.supervised import fit_supervised
 
     vocab, texts, labels = _toy()
     data = {"train": (texts[:120], labels[:120]), "dev": (texts[120:160], labels[120:160]),
@@ -86,7 +86,7 @@ def test_fit_supervised_keeps_the_best_dev_epoch(tmp_path):
 
 
 def test_task_data_splits():
-    from reproducer.objectives.supervised import task_data
+    from reproducer.papers.paraphrastic.supervised import task_data
 
     sick = task_data("relatedness")
     assert [len(sick[s][0]) for s in ("train", "dev", "test")] == [4500, 500, 4927]

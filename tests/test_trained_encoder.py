@@ -1,6 +1,8 @@
 """Trained encoders behind the encoder contract: batching, vocabulary expansion, bundles, combine."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -110,3 +112,14 @@ def test_cli_evaluates_a_saved_encoder(encoder, tmp_path, capsys):
     assert cli(["evaluate", "--encoder", "glove-bow", "--expand", "glove", "--tasks", "STS16"]) == 2
     assert "applies to a trained encoder" in capsys.readouterr().err
     assert cli(["evaluate", "--encoder", str(tmp_path / "missing.pt"), "--tasks", "STS16"]) == 2
+
+
+@pytest.mark.parametrize("kind", ["token", "concat", "compositional", "views", "aae"])
+def test_bundles_written_before_the_papers_moved_load_and_encode_the_same(kind):
+    """tests/data/bundles_5e7934b: tiny bundles of every kind written by commit 5e7934b, before the objectives moved
+    to reproducer/papers/ (bundles name only reproducer.encoders modules, which did not move: the format is
+    unchanged, ``reproducer-encoder/2``)."""
+    folder = Path(__file__).parent / "data" / "bundles_5e7934b"
+    expected = np.load(folder / "expected.npz")[kind]
+    loaded = load_encoder(folder / f"{kind}.pt", device="cpu")
+    np.testing.assert_array_equal(loaded.encode(["the cat sat on the mat", "a dog ran", "mat"]), expected)

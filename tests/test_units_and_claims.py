@@ -411,7 +411,7 @@ def test_quick_thought_held_out_batches_come_from_the_held_out_books(books, monk
     from reproducer.data.training_corpus import word_ids
     from reproducer.evaluate.training_curve import held_out_loss
     from reproducer.models import family
-    from reproducer.objectives.quick_thought import build_quick_thought
+    from reproducer.papers.quick_thoughts.objective import build_quick_thought
     from reproducer.presets import preset
     from reproducer.runtime import inference
 
@@ -519,7 +519,7 @@ def test_seed_presets_name_a_scale_for_each_scale():
 
 def test_quick_thought_seeds_train_at_the_seed_preset_in_sibling_runs(results_dir, nb):
     from reproducer.presets import preset
-    from reproducer.report.efficiency import QuickThoughtModels
+    from reproducer.papers.quick_thoughts.chapter import QuickThoughtModels
 
     book = nb()
     models = QuickThoughtModels(book, preset("quick-thought", "default"), ["MR"], tasks=["MR", "CR"], seed=0,

@@ -39,7 +39,7 @@ from reproducer.data.loaders import load_gutenberg_books
 from reproducer.data.registry import data_dir, dataset, require
 from reproducer.data.tokenize import split_sentences, tokenize
 from reproducer.errors import DataError
-from reproducer.io import follow_umask, write_json
+from reproducer.files import follow_umask, write_json
 
 BUILDER_VERSION = 5  # bump whenever the processing changes: it is part of the cache key
 SPLITS = ("train", "valid")

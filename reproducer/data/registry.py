@@ -44,7 +44,7 @@ from reproducer.errors import (
     TruncatedGzipError,
     UnknownDatasetError,
 )
-from reproducer.io import atomic_path, existing_ancestor, remove_stale_parts, sha256_file
+from reproducer.files import atomic_path, existing_ancestor, remove_stale_parts, sha256_file
 
 _CHUNK = 1 << 20
 _TIMEOUT = 60  # seconds a download may wait for the server (to connect, or between two reads)

@@ -30,7 +30,7 @@ from reproducer.data.loaders import load_google_analogy
 from reproducer.data.registry import data_dir, require
 from reproducer.data.vocab import Vocabulary
 from reproducer.errors import ReproducerError
-from reproducer.io import atomic_path, write_json, write_text
+from reproducer.files import atomic_path, write_json, write_text
 
 
 class WordVectors:

@@ -9,8 +9,8 @@ pooling, and a decoder that attends over the two pooled vectors.
 - Encoder (Eq. 8-11): ``h = LN(FFN(ā) + ā)``, FFN = ``max(0, ā W1 + b1) W2 + b2`` of inner size ``d_f``.
 - Mean-max representation (Eq. 12-14): ``z = [max_t h_t ; mean_t h_t]`` over each sentence's own positions
   (:func:`~reproducer.encoders.multiview.pool`), ``2 d_m`` values.
-- Decoder (Eq. 15-20; :class:`~reproducer.objectives.autoencoder.MeanMaxDecoder`, with the loss and the whole model
-  in :mod:`reproducer.objectives.autoencoder`), teacher forcing on ``y = (<s>, w_1, ..., w_{n})``: causal self-attention without residual
+- Decoder (Eq. 15-20; :class:`~reproducer.papers.mean_max_aae.objective.MeanMaxDecoder`, with the loss and the whole model
+  in :mod:`reproducer.papers.mean_max_aae.objective`), teacher forcing on ``y = (<s>, w_1, ..., w_{n})``: causal self-attention without residual
   + LN; **mean-max attention** — queries the decoder states, keys and values the two vectors ``z_max`` and
   ``z_mean`` — with residual + LN; FFN with residual + LN; a softmax over the output vocabulary (Eq. 21).
 

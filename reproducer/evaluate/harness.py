@@ -21,7 +21,7 @@ from reproducer.encoders.base import Encoder
 from reproducer.errors import DegenerateEmbeddingWarning, ReproducerError
 from reproducer.evaluate.items import pop_items
 from reproducer.evaluate.tasks import CONFIGS, TASKS, EvalConfig, Task, resolve_tasks
-from reproducer.io import write_json
+from reproducer.files import write_json
 
 _TEXT_FIELDS = ("text", "a", "b")
 

@@ -2,7 +2,7 @@
 Table 8, d2l's ``knn``) and each word's weight as the L1 norm of its vector (their section 6).
 
 Tables are ``(len(vocab), d)`` arrays whose row ``vocab.stoi[w]`` is word ``w`` (e.g. a trained ``embed.weight`` and
-the initial table of :func:`reproducer.objectives.paraphrase.initial_vocabulary`), so several tables over one
+the initial table of :func:`reproducer.papers.paraphrastic.objective.initial_vocabulary`), so several tables over one
 vocabulary compare row for row.
 """
 from __future__ import annotations

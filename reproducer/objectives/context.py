@@ -9,8 +9,8 @@ reported as the KL divergence (the cross-entropy minus the targets' entropy, a c
     loss = mean_i  KL(t_i ‖ softmax(s_i)),     t_ij = 1[0 < |i − j| ≤ c, same book] / #context(i)
 
 Each paper supplies its own scores: Quick-Thoughts ``f(s_i)ᵀ g(s_j)``
-(:mod:`reproducer.objectives.quick_thought`), consensus maximisation the agreement of two views over a temperature
-(:mod:`reproducer.objectives.consensus`).
+(:mod:`reproducer.papers.quick_thoughts.objective`), consensus maximisation the agreement of two views over a temperature
+(:mod:`reproducer.papers.consensus.objective`).
 """
 from __future__ import annotations
 

@@ -13,31 +13,29 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reproducer.io import read_json
+from reproducer.files import read_json
+from reproducer.models import DECLARATIONS, MODELS, PAPERS, published_names
 
 #: The tasks of the one table, in order (SentEval's transfer tasks, then STS).
 TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15",
          "STS16", "STSB")
-#: Chapter 04 scores its Table 3 rows on groups; the row that Table 6 scores on the transfer tasks, where, and the
-#: published row it is compared with (the paper's closest setting, as chapter 04's Table 6 does).
-CONSENSUS_TRANSFER = {"MV": ("MV ensemble", "transfer", "Multi-view D1")}
 
 
 def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
-    """``(results, file)`` for a :class:`~reproducer.models.Model`: its chapter's cached evaluation at ``preset``
-    (chapter 00b's ``<name>.json``, chapter 04's Table 6 row, else ``eval_<name>.json``), or ``(None, None)`` when
-    its chapter did not evaluate it on the tasks."""
+    """``(results, file)`` for a :class:`~reproducer.papers.Model`: its chapter's cached evaluation at ``preset``
+    (chapter 00b's ``<name>.json``; the row and part its declaration's ``scored_as`` names, e.g. chapter 04's Table 6
+    row; else ``eval_<name>.json``), or ``(None, None)`` when its chapter did not evaluate it on the tasks."""
     from reproducer.evaluate import Results
     from reproducer.notebook import slug
 
     folder = Path(root) / model.chapter / preset
-    if model.chapter == "00b_baselines":
+    if not model.scored:
+        return None, None
+    if model.family == "baseline":
         path = folder / f"{slug(model.name)}.json"
         found = read_json(path)
-    elif model.family == "consensus":
-        if model.name not in CONSENSUS_TRANSFER:
-            return None, None
-        row, part, _ = CONSENSUS_TRANSFER[model.name]
+    elif model.scored_as:
+        row, part, _ = model.scored_as
         path = folder / f"eval_{slug(row)}.json"
         found = (read_json(path) or {}).get(part)
     else:
@@ -70,8 +68,6 @@ def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS
     (``dimension``, when its results record it), trainable parameters, training seconds, sentences seen and each of
     ``tasks``' main score in points (accuracy %, correlations × 100), indexed by model name."""
     from reproducer.evaluate.tasks import points_scale
-    from reproducer.models import MODELS, PAPERS
-
     rows = []
     for model in MODELS.values():
         results, path = evaluation_of(model, preset, root)
@@ -96,16 +92,14 @@ def paper_vs_ours(table: pd.DataFrame) -> pd.DataFrame:
     the first table that prints it; chapter 04's MV ensemble against the paper's closest setting): model, task, paper
     (the publication, cited), published and ours in points, and their difference."""
     from reproducer.evaluate.tasks import TASKS as ALL
-    from reproducer.models import published_names
     from reproducer.report.published import published
-
-    from reproducer.models import MODELS, PAPERS
 
     rows = []
     for model in table.index:
-        names = [CONSENSUS_TRANSFER[model][2]] if model in CONSENSUS_TRANSFER else published_names(model)
+        declared = MODELS.get(model)
+        names = [declared.scored_as[2]] if declared and declared.scored_as else published_names(model)
         printed = published(model=names)
-        own = MODELS[model].paper if model in MODELS else None
+        own = declared.paper if declared else None
         printed = printed.assign(own=printed.paper == own).sort_values("own", ascending=False, kind="stable")
         for task in table.columns.intersection(list(ALL)):
             metric = ALL[task].main_metric
@@ -139,22 +133,22 @@ def paper_vs_ours_figure(pairs: pd.DataFrame):
     return fig
 
 
-#: The encoder of each paper shown side by side in the explorer (its headline model; all four search the same held-out
-#: Gutenberg pool): paper -> (chapter, encoder). Chapter 03's models are searched on STS sentences instead (its own
-#: explorer), so the paraphrastic PP is not among them.
-BEST = {"Kiros et al. 2015": ("01_skip_thoughts", "combine-skip"), "Logeswaran & Lee 2018": ("02_quick_thoughts", "MC-QT"),
-        "Tang & de Sa 2019": ("04_consensus", "MV ensemble"), "Zhang et al. 2018": ("05_mean_max_aae", "mean-max AAE")}
+def best() -> dict[str, tuple[str, str]]:
+    """The encoder of each paper shown side by side in the explorer (its declaration's ``neighbours``: its headline
+    model; all search the same held-out Gutenberg pool): paper's citation -> (chapter, encoder). Chapter 03's models
+    are searched on STS sentences instead (its own explorer), so the paraphrastic paper declares none."""
+    return {p.citation: (p.chapter, p.neighbours) for p in DECLARATIONS.values() if p.neighbours}
 
 
-def best_neighbours(preset: str = "default", root: str | Path = "results", best: dict | None = None) -> pd.DataFrame:
+def best_neighbours(preset: str = "default", root: str | Path = "results", chosen: dict | None = None) -> pd.DataFrame:
     """The cached neighbour tables (``neighbours_<encoder>.csv``, or a chapter's ``neighbours.csv`` of all its
-    encoders) of each paper's encoder in ``best`` (default :data:`BEST`) at ``preset``, on the queries they all share,
-    the encoder labelled with its paper; the chapters without one are left out (compare the labels with ``best``).
+    encoders) of each paper's encoder in ``chosen`` (default :func:`best`) at ``preset``, on the queries they all share,
+    the encoder labelled with its paper; the chapters without one are left out (compare the labels with ``chosen``).
     Empty when none has one."""
     from reproducer.notebook import slug
 
     frames = []
-    for paper, (chapter, encoder) in (best or BEST).items():
+    for paper, (chapter, encoder) in (chosen or best()).items():
         folder = Path(root) / chapter / preset
         found = [p for p in (folder / f"neighbours_{slug(encoder)}.csv", folder / "neighbours.csv") if p.is_file()]
         frame = pd.read_csv(found[0]) if found else pd.DataFrame(columns=["encoder"])

@@ -2,9 +2,9 @@
 on the same machine** and scored at the same training seconds — Quick-Thoughts' Figure 2 (Logeswaran & Lee 2018,
 section 4.1: downstream accuracy against training time, QT against skip-thought) generalised to the five papers.
 
-- :data:`LINES`: the objectives on the books (label → family and variant of :mod:`reproducer.models`);
-  :data:`PAIRS_LINE`: the paraphrastic PP, which trains on paraphrase pairs instead (drawn as a separate, labelled
-  line).
+- :func:`all_lines`: every paper's lines (its declaration's ``lines``: label → family and variant of
+  :mod:`reproducer.models`), the objectives on the books first; :func:`pairs_lines`: those that train on paraphrase
+  pairs instead (the paraphrastic PP, drawn as a separate, labelled line).
 - :func:`budget_preset`: a family's preset (its sizes, its optimiser) with the study's budget and evaluation points.
 - :func:`score_encoder`, :func:`curve_point`: an encoder's two scores (the mean over the transfer tasks and the mean
   over the STS years), and the callback that takes them while a line trains.
@@ -25,24 +25,12 @@ import numpy as np
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.models import DECLARATIONS
 
-#: Objectives trained on the book corpus: label -> (family, variant).
-LINES = {
-    "skip-thought (uni-skip)": ("skip-thought", "uni-skip"),
-    "Quick-Thoughts (uni-QT)": ("quick-thought", "uni-QT"),
-    "consensus (MV)": ("consensus", "MV"),
-    "mean-max AAE": ("autoencoder", "mean-max AAE"),
-    "mean-max RAE": ("autoencoder", "mean-max RAE"),
-}
-#: The paraphrastic objective, which trains on paraphrase pairs, not on the books: a separate, labelled line.
-PAIRS_LINE = {"paraphrastic PP (pairs)": ("paraphrastic", "PP")}
 #: The transfer tasks whose mean is the first score: those of Quick-Thoughts' Figure 2 (chapter 02's efficiency study).
 TRANSFER = ("SICK-R", "MRPC", "MR", "CR", "SUBJ", "MPQA")
 #: The STS years whose mean is the second score (cosine, weighted-mean Pearson r).
 STS = ("STS12", "STS13", "STS14", "STS15", "STS16")
-#: What each family is trained with beyond its preset, as its chapter trains it: the autoencoders' test-time encoder
-#: scales each pooled half to unit length (chapter 05's ``normalize_halves``, the authors' evaluation code).
-FIT_OPTIONS = {"autoencoder": {"normalize_halves": True}}
 #: Fixed encoders drawn as references: the average of our word2vec vectors, the fixed inputs of consensus MV and the
 #: autoencoders and PP's initial vectors (word2vec itself trains in about 4 minutes here, outside the lines' budget).
 REFERENCES = ("word2vec-bow",)
@@ -51,8 +39,15 @@ FLOP_BATCHES = 8
 
 
 def all_lines() -> dict[str, tuple[str, str]]:
-    """:data:`LINES` and :data:`PAIRS_LINE` together."""
-    return {**LINES, **PAIRS_LINE}
+    """Every declared paper's lines (:class:`~reproducer.papers.Line`), label -> (family, variant): those trained on
+    the book corpus in chapter order, then those trained on paraphrase pairs (:func:`pairs_lines`)."""
+    lines = [line for paper in DECLARATIONS.values() for line in paper.lines]
+    return {line.label: (line.family, line.variant) for line in sorted(lines, key=lambda line: line.on_pairs)}
+
+
+def pairs_lines() -> set[str]:
+    """The labels of the lines that train on paraphrase pairs, not on the books (drawn dashed)."""
+    return {line.label for paper in DECLARATIONS.values() for line in paper.lines if line.on_pairs}
 
 
 def budget_preset(family: str, scale: str, seconds: float, points: int):
@@ -69,7 +64,7 @@ def budget_preset(family: str, scale: str, seconds: float, points: int):
 
 def test_encoder(fitted):
     """The encoder a line is scored with while it trains, as its chapter scores it: the family's test-time encoder
-    (an autoencoder's pools its halves each scaled to unit length: :data:`FIT_OPTIONS`); for a consensus model the
+    (an autoencoder's pools its halves each scaled to unit length: its family's ``fit_options``); for a consensus model the
     unsupervised ensemble of its views without their vector cache (the views change between points)."""
     fresh = getattr(fitted.encoder, "unsupervised_encoder", None)
     return fresh() if fresh is not None else fitted.encoder
@@ -147,7 +142,7 @@ class EqualCompute:
             scorer = curve_point(self.config, self.transfer, self.sts)
             fitted = self.run.model(name, lambda checkpoint: family.fit(
                 variant, settings, data, checkpoint=checkpoint, evaluate=scorer, seed=seed, progress=self.progress,
-                **FIT_OPTIONS.get(family_name, {})))
+                **family.fit_options))
             flops = step_flops(family, fitted)
             points = [{**e, "flops": e["step"] * flops} for e in fitted.log.evals]
             return {"line": label, "family": family_name, "variant": variant, "seed": seed,
@@ -217,7 +212,7 @@ def equal_compute_figure(units: list[dict], references: list[dict] = ()):
             for label, line in frame.groupby("line", sort=False):
                 by = line.groupby("point").agg(x=(x, "mean"), mean=(score, "mean"), low=(score, "min"),
                                                high=(score, "max"))
-                dashed = label in PAIRS_LINE
+                dashed = label in pairs_lines()
                 ax.plot(by["x"], by["mean"], "--" if dashed else "-", marker="o", color=colours.get(label),
                         label=label)
                 ax.fill_between(by["x"], by["low"], by["high"], alpha=0.2, color=colours.get(label))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reproducer.io import read_json, stored_json
+from reproducer.files import read_json, stored_json
 
 #: The tasks and metrics of Logeswaran & Lee's Table 1 (as chapter 02's ``TABLE1_COLUMNS``).
 TABLE1 = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc"), ("TREC", "acc"), ("MRPC", "acc"),
@@ -65,7 +65,7 @@ def caption(record: dict) -> str:
             "as the CPU rows.")
 
 
-def table1(record: dict, ours_cpu: dict[str, dict], cpu_preset: str) -> pd.DataFrame:
+def table1_beside_gpu(record: dict, ours_cpu: dict[str, dict], cpu_preset: str) -> pd.DataFrame:
     """For each model the GPU run trained: Table 1's cells as rows, with the paper's number, ours on the CPU at
     ``cpu_preset`` (``ours_cpu[model]``: a :class:`~reproducer.evaluate.harness.Results` JSON's ``results``, or
     missing), ours on the GPU at the paper's sizes, and GPU − paper."""

@@ -1,4 +1,4 @@
-"""The claims scorecard of chapter 06: every claim that chapters 01-05 judged (each chapter's ``claims.json``, written
+"""The claims scorecard of chapter 06: every claim that the papers' chapters judged (each chapter's ``claims.json``, written
 by :func:`reproducer.report.claims.check` and ``run.record("claims", …)``) in one table, with the paper it comes
 from and a link to the chapter, and the outcomes counted per paper.
 
@@ -15,15 +15,16 @@ from pathlib import Path
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.models import DECLARATIONS
 
-#: The chapters whose claims the scorecard collects: folder name → (paper, short title).
-CHAPTERS = {
-    "01_skip_thoughts": ("Kiros et al. 2015", "Skip-Thought Vectors"),
-    "02_quick_thoughts": ("Logeswaran & Lee 2018", "Quick-Thoughts"),
-    "03_paraphrastic": ("Wieting et al. 2016", "Paraphrastic sentence embeddings"),
-    "04_consensus": ("Tang & de Sa 2019", "Consensus maximisation"),
-    "05_mean_max_aae": ("Zhang et al. 2018", "Mean-max attention autoencoder"),
-}
+
+
+def chapters() -> dict[str, tuple[str, str]]:
+    """The chapters whose claims the scorecard collects, one per declared paper (:mod:`reproducer.papers`), in
+    chapter order: folder name → (paper's citation, short title)."""
+    return {p.chapter: (p.citation, p.title) for p in DECLARATIONS.values()}
+
+
 #: The outcomes in the order the counts show them.
 OUTCOMES = ("reproduced", "not reproduced", "inconclusive", "not checked")
 #: The columns of :func:`scorecard`.
@@ -32,14 +33,14 @@ COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "publish
 
 
 def scorecard(preset: str = "default", root: str | Path = "results", missing: str = "raise") -> pd.DataFrame:
-    """Every claim of chapters 01-05 at ``preset``: one row per claim (columns :data:`COLUMNS`; ``published`` is the
+    """Every claim of the papers' chapters (:func:`chapters`) at ``preset``: one row per claim (columns :data:`COLUMNS`; ``published`` is the
     paper's number as the chapter states it, ``chapter`` the chapter's folder), in chapter order. ``root`` is the
     results folder. A chapter without ``claims.json`` raises (``missing="raise"``) or is left out
     (``missing="skip"``, e.g. at ``smoke``, where a chapter may not have run)."""
     if missing not in ("raise", "skip"):
         raise ValueError(f"missing must be 'raise' or 'skip', got {missing!r}")
     frames = []
-    for chapter, (paper, _) in CHAPTERS.items():
+    for chapter, (paper, _) in chapters().items():
         path = Path(root) / chapter / preset / "claims.json"
         if not path.exists():
             if missing == "raise":
@@ -61,7 +62,7 @@ def scorecard(preset: str = "default", root: str | Path = "results", missing: st
 def paper_counts(card: pd.DataFrame) -> pd.DataFrame:
     """The outcomes of ``card`` (:func:`scorecard`) counted per paper, in chapter order, with ``decided``
     (reproduced + not reproduced), ``claims`` and a ``total`` row."""
-    order = [p for p, _ in CHAPTERS.values() if p in set(card["paper"])]
+    order = [p for p, _ in chapters().values() if p in set(card["paper"])]
     table = (pd.crosstab(card["paper"], card["outcome"]).reindex(index=order, columns=list(OUTCOMES), fill_value=0)
              if len(card) else pd.DataFrame(columns=list(OUTCOMES)))
     table["decided"] = table["reproduced"] + table["not reproduced"]

@@ -43,7 +43,7 @@ def side_by_side(comparison: pd.DataFrame, metrics: Iterable[tuple[str, str]], o
     return table.reindex(order)
 
 
-def throughput(logs: dict[str, dict], *, loss: str = "final loss", extra: dict[str, str] | None = None) -> pd.DataFrame:
+def log_table(logs: dict[str, dict], *, loss: str = "final loss", extra: dict[str, str] | None = None) -> pd.DataFrame:
     """One row per training log (name → ``TrainLog.to_dict()``, possibly with more keys): steps, training seconds,
     sentences / second, the last recorded loss (column ``loss``) and ``extra`` columns (column → key of the log)."""
     return pd.DataFrame({

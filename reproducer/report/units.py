@@ -109,7 +109,7 @@ def seed_siblings(own, run, preset_name: str, seed: int, seeds: int, make: Calla
 
 class ChapterModels:
     """A chapter's models by name, as units (the base of each chapter's model class, e.g.
-    :class:`reproducer.report.efficiency.QuickThoughtModels`): ``run`` and the preset ``settings`` of the chapter's
+    :class:`reproducer.papers.quick_thoughts.chapter.QuickThoughtModels`): ``run`` and the preset ``settings`` of the chapter's
     family (:attr:`family`), the evaluation ``tasks`` (plus ``extra_tasks`` scored by every model, e.g. STS14),
     the neighbour search (``pool_size``, ``n_queries``), the training ``seed``.
 

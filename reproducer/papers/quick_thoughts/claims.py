@@ -6,18 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from reproducer.papers.quick_thoughts.chapter import UNI_QT_F
 from reproducer.report.analogies import category_share
 from reproducer.report.claims import Claim, point_claim
-from reproducer.report.efficiency import UNI_QT_F
-
 
 FAMILY_MEAN = ("uni-QT", "bi-QT", "combine-QT", "MC-QT")
 
 
 def speed_ratios_of(bench: dict) -> list[float]:
     """QT's speed-up over exact-softmax skip-thought in each repeat of the throughput benchmark
-    (:func:`~reproducer.report.efficiency.throughput`)."""
-    from reproducer.report.efficiency import speed_ratios, speed_table
+    (:func:`~reproducer.papers.quick_thoughts.chapter.measure_throughput`)."""
+    from reproducer.papers.quick_thoughts.chapter import speed_ratios, speed_table
 
     return [speed_ratios(speed_table(runs))[0] for runs in bench.get("repeats", [bench["runs"]])]
 

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.papers.paraphrastic import PAPER
 from reproducer.report.published import published
 
-PAPER = "wieting2016"
 #: The paper's rows whose dataset is not named by its metric, under our dataset names.
 DATASET_OF = {"SICK-R": "test (cosine)", "Twitter": "test (graded)"}
 #: The paper's columns that are official SemEval submissions, not models.
@@ -42,7 +42,7 @@ def suite_mean(suite: list[dict], datasets: list[tuple[str, str]]) -> float:
 
 def paper_rows(table: str = "Table 2") -> pd.DataFrame:
     """The paper's rows of ``table`` with a ``dataset`` column in our suite's names."""
-    rows = published(PAPER)
+    rows = published(PAPER.key)
     rows = rows[rows.table == table].copy()
     rows["dataset"] = [DATASET_OF.get(t, m.removesuffix(".pearson")) for t, m in zip(rows.task, rows.metric)]
     return rows

@@ -1,7 +1,7 @@
 """Training and measuring the mean-max autoencoders of chapter 05 (Zhang et al. 2018): their data, held-out
 reconstruction, the decoder's attention, the untrained starting point, and train-or-reload of the Table 3 variants.
 
-The loss and the model are in :mod:`reproducer.objectives.autoencoder`; this module is what the chapter does around
+The loss and the model are in :mod:`reproducer.papers.mean_max_aae.objective`; this module is what the chapter does around
 them:
 
 - :class:`AutoencoderData` — the fixed word vectors, vocabulary and corpus ids of
@@ -73,7 +73,7 @@ class AutoencoderData:
 
     def training_data(self):
         """The :class:`~reproducer.data.training_data.TrainingData` of
-        :func:`~reproducer.objectives.autoencoder.fit_autoencoder`."""
+        :func:`~reproducer.papers.mean_max_aae.objective.fit_autoencoder`."""
         from reproducer.data.training_data import TrainingData
 
         return TrainingData(tokenized=self.tokenized("train"), vocab=self.vocab, vectors=self.table)
@@ -123,10 +123,10 @@ class AutoencoderData:
 
 def curve_point(module, encoder, held_out: list, config: str = "prototype") -> dict:
     """One point of a training curve: held-out reconstruction ``accuracy`` and mean attention on each pooled vector
-    (:func:`~reproducer.objectives.autoencoder.held_out_statistics`), and the encoder's STS14 Pearson r under
+    (:func:`~reproducer.papers.mean_max_aae.objective.held_out_statistics`), and the encoder's STS14 Pearson r under
     ``config``."""
     from reproducer.evaluate import evaluate
-    from reproducer.objectives.autoencoder import held_out_statistics
+    from reproducer.papers.mean_max_aae.objective import held_out_statistics
 
     stats = held_out_statistics(module, held_out)
     sts = evaluate(encoder, [CURVE_TASK], config, progress=False).main_scores()[CURVE_TASK]
@@ -139,7 +139,7 @@ def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: 
     which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
     preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
     from reproducer.evaluate import quick_look
-    from reproducer.objectives.autoencoder import fit_autoencoder
+    from reproducer.papers.mean_max_aae.objective import fit_autoencoder
 
     def point(fitted, step):
         return curve_point(fitted.module, fitted.encoder, data.held_out(), quick_look(data.preset.eval_config))
@@ -161,7 +161,7 @@ def trainable(module) -> int:
 def training_record(fitted, data: AutoencoderData) -> dict:
     """What a trained variant stores: its training log (losses, curve points, steps, seconds, sentences), its
     statistics on ``data.held_out()`` after training and its trainable parameters."""
-    from reproducer.objectives.autoencoder import held_out_statistics
+    from reproducer.papers.mean_max_aae.objective import held_out_statistics
 
     return {**fitted.log.to_dict(), "held_out": held_out_statistics(fitted.module, data.held_out()),
             "parameters": trainable(fitted.module)}
@@ -169,10 +169,10 @@ def training_record(fitted, data: AutoencoderData) -> dict:
 
 def untrained_record(name: str, data: AutoencoderData, tasks: list[str], *, normalize_halves: bool) -> dict:
     """Variant ``name`` as it is before its first batch (seeded with ``data.seed`` as
-    :func:`~reproducer.objectives.autoencoder.fit_autoencoder`, so the same initial weights): its step-0 curve
+    :func:`~reproducer.papers.mean_max_aae.objective.fit_autoencoder`, so the same initial weights): its step-0 curve
     ``point`` (on ``data.held_out()``) and its ``eval`` on ``tasks`` (the preset's protocol)."""
     from reproducer.evaluate import evaluate, quick_look
-    from reproducer.objectives.autoencoder import build_autoencoder, sentence_encoder
+    from reproducer.papers.mean_max_aae.objective import build_autoencoder, sentence_encoder
     from reproducer.runtime import default_device, seed_everything
 
     seed_everything(data.seed)
@@ -188,7 +188,7 @@ def attention_maps(module, examples: list[np.ndarray], vocab, vocab_size: int) -
     """Figure 2's data: for each example (ids, ``</s>`` included) its ``words`` (``→<unk>`` marks a word outside the
     output vocabulary), the ``pooled`` vectors' names and ``weights[k][t]``, the decoder's attention on pooled vector
     ``k`` while predicting token ``t`` (mean over heads)."""
-    from reproducer.objectives.autoencoder import decoder_attention
+    from reproducer.papers.mean_max_aae.objective import decoder_attention
 
     maps = []
     for ids in examples:

@@ -4,7 +4,7 @@
   study's skip-thought, Table 9's sizes), records its training log and evaluates it; :func:`training_loss_figure`
   draws the training losses.
 - **Figure 2** (Appendix C): the same GRU encoder trained with both objectives. :func:`matched_skip_thought` is the
-  skip-thought preset of a Quick-Thoughts encoder (sizes, data, optimiser, budget); :func:`throughput` times both
+  skip-thought preset of a Quick-Thoughts encoder (sizes, data, optimiser, budget); :func:`measure_throughput` times both
   objectives, each in its own process (:func:`reproducer.bench.bench_widths`); :func:`speed_table` and
   :func:`speed_ratios` read its runs; :func:`curve_changes` counts the tasks whose score fell while training;
   :func:`figure2` draws the curves, :func:`figure2_note` and :func:`speed_note` say what they and the benchmark show.
@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import functools
 import math
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from reproducer.files import read_json
+from reproducer.papers.quick_thoughts import PAPER
 from reproducer.report.published import published
 from reproducer.report.units import ChapterModels
 
-PAPER = "logeswaran2018"
-
 
 def matched_skip_thought(qt):
-    """The skip-thought preset of the efficiency study for a :class:`~reproducer.objectives.quick_thought.QuickThoughtPreset`
+    """The skip-thought preset of the efficiency study for a :class:`~reproducer.papers.quick_thoughts.objective.QuickThoughtPreset`
     ``qt``: uni-skip with QT's encoder (vocabulary, word size, GRU width ``qt.hidden``, decoders as wide), batch,
     sentence length, optimiser and budget; the rest (e.g. the sampled softmax) from the skip-thought preset of the
     same scale."""
@@ -37,7 +39,7 @@ def matched_skip_thought(qt):
                   max_seconds=qt.max_seconds, max_steps=qt.max_steps, eval_every=qt.eval_every)
 
 
-def throughput(qt, st, seconds: float, seed: int = 0, repeats: int = 1) -> dict:
+def measure_throughput(qt, st, seconds: float, seed: int = 0, repeats: int = 1) -> dict:
     """``{"runs": [...], "repeats": [[...], ...]}``: Quick-Thoughts and exact-softmax skip-thought with QT's encoder
     sizes, each trained for ``seconds`` in a fresh process (:func:`~reproducer.bench.bench_widths`); also the
     sampled-softmax skip-thought when the skip-thought preset ``st`` uses one. The whole measurement is repeated
@@ -75,7 +77,7 @@ def speed_ratios(speed: pd.DataFrame) -> tuple[float, float]:
 
 def training_hours() -> pd.Series:
     """The paper's training times in hours by model (Table 1, Table 9 and the efficiency study)."""
-    return published(PAPER).query("task == 'training'").set_index("model")["value"]
+    return published(PAPER.key).query("task == 'training'").set_index("model")["value"]
 
 
 def paper_speed_ratio() -> float:
@@ -107,7 +109,7 @@ def size_table(records: dict[str, dict], mean_accuracy: dict[str, float]) -> pd.
 
 def paper_sizes() -> pd.DataFrame:
     """Table 9, the paper's: MC-QT by size with its vector size, training hours and mean accuracy."""
-    paper = published(PAPER).query("table == 'Table 9'").pivot(index="model", columns="task", values="value")
+    paper = published(PAPER.key).query("table == 'Table 9'").pivot(index="model", columns="task", values="value")
     paper = paper.rename(columns={"training": "training hours", "classification mean": "mean accuracy"})
     paper.insert(0, "vector size", paper.index.str.extract(r"(\d+)d", expand=False).astype(int).to_numpy())
     return paper
@@ -213,8 +215,8 @@ class QuickThoughtModels(ChapterModels):
         scored on the curve tasks (Figure 2)."""
         from reproducer.evaluate import quick_look
         from reproducer.evaluate.training_curve import combined, curve_scores
-        from reproducer.objectives.quick_thought import fit_quick_thought
-        from reproducer.objectives.skip_thought import fit_skip_thought
+        from reproducer.papers.quick_thoughts.objective import fit_quick_thought
+        from reproducer.papers.skip_thoughts.objective import fit_skip_thought
 
         config = quick_look(self.settings.eval_config)
 
@@ -359,3 +361,27 @@ def size_caption(table: pd.DataFrame, tasks: list[str]) -> str:
     """Table 9's caption (Markdown) for our :func:`size_table` ``table``, its accuracy the mean over ``tasks``."""
     return (f"**Table 9**, ours: MC-QT at {len(table)} sizes, {int(table.steps.iloc[0]):,} steps each "
             f"(mean accuracy over {', '.join(tasks)}).")
+
+
+def quick_thought_rows(bench: dict, hardware: str) -> list[dict]:
+    """Logeswaran & Lee's appendix C: QT's speed-up over skip-thought (31 over 6.5 training hours for one epoch on a
+    GTX Titan X) beside our throughput benchmark's (QT against exact- and sampled-softmax skip-thought, the mean of
+    the repeats)."""
+    ratios = np.array([speed_ratios(speed_table(runs)) for runs in bench.get("repeats", [bench["runs"]])])
+    paper = paper_speed_ratio()
+    rows = []
+    for i, softmax in enumerate(("exact", "sampled")):
+        ours = float(np.nanmean(ratios[:, i]))
+        rows.append({"paper": "Logeswaran & Lee 2018", "figure": "Appendix C",
+                     "quantity": f"speed-up of QT over skip-thought ({softmax} softmax here)",
+                     "paper's value": paper, "paper's hardware": "GTX Titan X (one epoch of BookCorpus)",
+                     "ours": ours, "our hardware": hardware, "ours / paper": ours / paper,
+                     "note": f"mean of {len(ratios)} benchmark repeats; sentences per second"})
+    return rows
+
+
+def timing_rows(folder, hardware: str) -> list[dict]:
+    """Chapter 06's hardware rows of this paper (:func:`quick_thought_rows`) from the throughput benchmark in the
+    chapter's results ``folder``; none before it has run."""
+    bench = read_json(Path(folder) / "throughput_benchmark.json")
+    return quick_thought_rows(bench, hardware) if bench else []

@@ -66,7 +66,7 @@ class SkipThoughtModels(ChapterModels):
         from reproducer.evaluate import quick_look
         from reproducer.evaluate.training_curve import combined, curve_scores, held_out_loss
         from reproducer.models import family
-        from reproducer.objectives.skip_thought import fit_skip_thought
+        from reproducer.papers.skip_thoughts.objective import fit_skip_thought
 
         def train(checkpoint):
             held_out = held_out_loss(family("skip-thought").held_out_batches(name, self.settings, self.data))

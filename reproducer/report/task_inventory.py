@@ -9,26 +9,17 @@ import random
 import pandas as pd
 
 from reproducer.evaluate.tasks import TASKS, Task
-from reproducer.models import PAPER_LABELS
+from reproducer.models import DECLARATIONS
 
-ST, QT, PP, CM, MM = "kiros2015", "logeswaran2018", "wieting2016", "tang2019", "zhang2018"  # keys of models.PAPERS
+#: What the table says of a task no paper reports.
+_NONE = "(none of the five)"
 
-#: Which of the five papers report each task (supervised-transfer or unsupervised, as the paper does).
-#: Wieting et al. report SICK-E and SST with models fine-tuned on the task (their Table 5), not frozen probes;
-#: their Twitter numbers are on SemEval-2015 PIT, for which the Twitter URL corpus stands in here.
-REPORTED_BY: dict[str, tuple[str, ...]] = {
-    **{t: (ST, QT, CM, MM) for t in ("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC")},
-    "SST2": (QT, PP, CM, MM),
-    "SICK-E": (PP, CM, MM),
-    "SICK-R": (ST, QT, PP, CM, MM),
-    "STS12": (PP, CM), "STS13": (PP, CM), "STS14": (QT, PP, CM, MM), "STS15": (PP, CM), "STS16": (CM,),
-    "STSB": (),  # Tang & de Sa report the supervised STS-B (STSB-R)
-    "STSB-R": (CM,),
-    "SICK-cos": (PP, CM),
-    "PPDB": (PP,),
-    "PPDB-wiki": (),
-    "Twitter": (PP,),
-}
+
+def reported_by() -> dict[str, tuple[str, ...]]:
+    """Which papers report each task of :data:`~reproducer.evaluate.tasks.TASKS` (supervised-transfer or
+    unsupervised, as the paper does): task -> paper keys in chapter order (empty for none), from each declaration's
+    ``tasks`` (:mod:`reproducer.papers`)."""
+    return {task: tuple(p.key for p in DECLARATIONS.values() if task in p.tasks) for task in TASKS}
 
 
 def split_sizes(data) -> dict[str, int]:
@@ -45,14 +36,14 @@ def _records(data) -> list:
 def benchmark_table(tasks: dict[str, Task] | None = None) -> pd.DataFrame:
     """One row per task: kind, splits and sizes, total records, main metric, description, source,
     and which papers report it."""
-    rows = []
+    rows, reporters = [], reported_by()
     for name, task in (tasks or TASKS).items():
         sizes = split_sizes(task.load())
         rows.append({"task": name, "kind": task.kind,
                      "splits": ", ".join(f"{k} {v:,}" for k, v in sizes.items()),
                      "records": sum(sizes.values()), "metric": task.main_metric,
                      "protocol": task.description, "source": task.citation,
-                     "reported by": ", ".join(PAPER_LABELS[p] for p in REPORTED_BY.get(name, ())) or "(none of the five)"})
+                     "reported by": ", ".join(DECLARATIONS[p].label for p in reporters.get(name, ())) or _NONE})
     return pd.DataFrame(rows)
 
 

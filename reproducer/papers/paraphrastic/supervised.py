@@ -24,7 +24,7 @@ from torch import nn
 
 from reproducer.data.batches import EpochOrder, _Batch, pad, sentence_ids
 from reproducer.errors import ReproducerError
-from reproducer.objectives.paraphrase import Snapshot, squared_distance
+from reproducer.papers.paraphrastic.objective import Snapshot, squared_distance
 
 TASK_CLASSES = {"relatedness": 5, "entailment": 3, "sentiment": 2}
 ENTAILMENT = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")

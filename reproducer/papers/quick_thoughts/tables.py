@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reproducer.report.tables import paper_table, throughput, versus_by_model, versus_matched
+from reproducer.report.tables import paper_table, log_table, versus_by_model, versus_matched
 
 #: Table 1's columns: (task, metric).
 TABLE1_COLUMNS = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc"), ("TREC", "acc"), ("MRPC", "acc"),
@@ -27,7 +27,7 @@ def training_table(records: dict[str, dict], corpus_sentences: int | None) -> pd
     """One row per training record (a ``TrainLog.to_dict()`` with the vector size ``dim``): vector size, steps,
     seconds, sentences per second, sentences seen, the share of one epoch of a corpus of ``corpus_sentences``
     sentences (NaN when ``None``) and the final loss."""
-    table = throughput(records, extra={"vector size": "dim", "sentences seen": "examples"})
+    table = log_table(records, extra={"vector size": "dim", "sentences seen": "examples"})
     table["share of one epoch"] = table["sentences seen"] / corpus_sentences if corpus_sentences else float("nan")
     return table[["vector size", "steps", "training seconds", "sentences / second", "sentences seen",
                   "share of one epoch", "final loss"]]

@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.io import check_writable, write_json
+from reproducer.files import check_writable, write_json
 
 
 def _distributed(device: str | None):

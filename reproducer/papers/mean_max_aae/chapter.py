@@ -3,7 +3,7 @@
 - Table 1 (:func:`table1`): our mean-max AAE, the paper's row, and the earlier chapters' models read from ``results/``,
   in the paper's columns (:data:`TABLE1`, from Conneau et al. 2017);
 - Table 2 (:func:`table2`): macro and micro averages over the paper's task sets
-  (:func:`~reproducer.report.averages.task_averages`) next to the printed ones;
+  (:func:`~reproducer.papers.mean_max_aae.averages.task_averages`) next to the printed ones;
 - Table 3 (:func:`variant_rows`, :func:`paper_variant_rows`): the six pooling × architecture variants;
 - training and timing (:func:`training_table`, :func:`timing_table`, :func:`model_sizes`) and the figures (Figure 2:
   :func:`figure2`);
@@ -13,15 +13,17 @@
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from reproducer.errors import ReproducerError
-from reproducer.report.averages import task_averages
+from reproducer.files import read_json
+from reproducer.papers.mean_max_aae import PAPER
+from reproducer.papers.mean_max_aae.averages import task_averages
 
-PAPER = "zhang2018"
 #: Zhang et al.'s Table 1 columns: column -> (task, metric) in our results and in ``published.csv``.
 TABLE1 = {"MR": ("MR", "acc"), "CR": ("CR", "acc"), "SUBJ": ("SUBJ", "acc"), "MPQA": ("MPQA", "acc"),
           "SST2": ("SST2", "acc"), "TREC": ("TREC", "acc"), "MRPC": ("MRPC", "acc"), "MRPC F1": ("MRPC", "f1"),
@@ -53,7 +55,7 @@ def transfer_row(results) -> dict:
 
 def set_averages(row) -> dict:
     """The macro and micro averages of a row's 8 task accuracies over the paper's task sets, keyed (set, kind)."""
-    from reproducer.report.averages import TASK_SETS
+    from reproducer.papers.mean_max_aae.averages import TASK_SETS
 
     frame = task_averages({t: row[t] for t in EIGHT})
     return {(s, kind): frame.loc[s, kind] for s in TASK_SETS for kind in ("macro", "micro")}
@@ -63,14 +65,14 @@ def paper_rows() -> pd.DataFrame:
     """The paper's Table 3 and Table 1 rows, one per model, columns (task, metric)."""
     from reproducer.report.tables import paper_table
 
-    return paper_table(PAPER, ["Table 3", "Table 1"], columns=["task", "metric"])
+    return paper_table(PAPER.key, ["Table 3", "Table 1"], columns=["task", "metric"])
 
 
 def earlier_results(run, chapter: str, name: str):
     """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` stored by an earlier ``chapter`` in the folder
     of the same name as ``run``'s (the same preset, seed and parameters), or ``None`` when it has none."""
     from reproducer.evaluate import Results
-    from reproducer.io import read_json
+    from reproducer.files import read_json
     from reproducer.notebook import results_root, slug
 
     found = read_json(results_root() / chapter / run.dir.name / f"eval_{slug(name)}.json")
@@ -137,7 +139,7 @@ def table2(table1: pd.DataFrame) -> pd.DataFrame:
     from reproducer.report.published import published
 
     table = pd.DataFrame({name: set_averages(row) for name, row in table1.drop(index="ours − paper").iterrows()}).T
-    printed = published(PAPER).query("table == 'Table 2'")
+    printed = published(PAPER.key).query("table == 'Table 2'")
     for model, group in printed.groupby("model", sort=False):
         values = group.set_index(["task", "metric"]).value
         table.loc[f"{model} (paper, as printed)"] = [values.get(k, np.nan) for k in table.columns]
@@ -194,7 +196,8 @@ def training_figure(training: dict[str, dict], curves: dict[str, dict]):
     ``curves`` logs (:func:`curve_logs`) against training minutes."""
     import matplotlib.pyplot as plt
 
-    from reproducer.report.plots import curves as loss_curves, score_curves
+    from reproducer.report.plots import curves as loss_curves
+    from reproducer.report.plots import score_curves
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
     loss_curves(training, "loss", axes[0], x="step", xlabel="batch", ylabel="label-smoothed cross-entropy",
@@ -212,7 +215,7 @@ def paper_timing() -> tuple[pd.Series, pd.DataFrame]:
     """The paper's section 4.4: minutes per 1000 batches by model, and all its rows (parameters, hours)."""
     from reproducer.report.published import published
 
-    section = published(PAPER).query("table == 'Section 4.4'")
+    section = published(PAPER.key).query("table == 'Section 4.4'")
     return section.query("metric == 'minutes per 1000 batches'").set_index("model").value, section
 
 
@@ -255,9 +258,9 @@ def model_sizes() -> pd.DataFrame:
 
     from reproducer.encoders.attention import AAEConfig
     from reproducer.encoders.recurrent import RecurrentConfig
-    from reproducer.report.autoencoder_training import trainable
-    from reproducer.objectives.autoencoder import MeanMaxAAE
-    from reproducer.objectives.skip_thought import SkipThought, SkipThoughtConfig
+    from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
+    from reproducer.papers.mean_max_aae.training import trainable
+    from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
 
     with torch.device("meta"):
         aae = MeanMaxAAE(np.zeros((8, 300), np.float32), AAEConfig(21600, 300, 2048, 4096))
@@ -294,7 +297,7 @@ def macro_figure(ours: pd.DataFrame, paper: pd.DataFrame):
 
 
 def attention_figure(maps: list[dict]):
-    """Figure 2: for each sentence of ``maps`` (:func:`~reproducer.report.autoencoder_training.attention_maps`), the
+    """Figure 2: for each sentence of ``maps`` (:func:`~reproducer.papers.mean_max_aae.training.attention_maps`), the
     decoder's weight on each pooled vector while predicting each token, as a heatmap."""
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -411,3 +414,33 @@ def attention_claim(z_mean: float, seeds: list[float]) -> dict:
                        paper="the mean plays a greater role", noise="one run", spread="training seeds",
                        numbers=f"mean-max AAE {z_mean:.3f} on held-out tokens; seeds: "
                                + ", ".join(f"{v:.3f}" for v in seeds))
+
+
+def autoencoder_rows(timing: dict, hardware: str) -> list[dict]:
+    """Zhang et al.'s section 4.4: minutes per 1000 batches of skip-thought on a GTX 1080 (the AAE's own figure is
+    missing from the paper's text) beside ours for skip-thought, the AAE and the RAE on the same batches."""
+    paper = paper_timing()[0]
+    ours = our_minutes(timing)
+    skip = ours.get("skip-thought (uni)")
+    sizes = timing.get("settings", {})
+    ours_is = (f"ours: hidden {sizes['hidden']}, batch {sizes['batch_size']}, a far smaller model; "
+               if {"hidden", "batch_size"} <= set(sizes) else "")
+    rows = []
+    for model, minutes in ours.items():
+        reference = paper.get("skip-thought (TensorFlow)") if model.startswith("skip") else np.nan
+        rows.append({"paper": "Zhang et al. 2018", "figure": "Section 4.4",
+                     "quantity": f"minutes per 1000 batches, {model}", "paper's value": reference,
+                     "paper's hardware": "GTX 1080 (TensorFlow skip-thought)" if model.startswith("skip") else "–",
+                     "ours": minutes, "our hardware": hardware,
+                     "ours / paper": minutes / reference if reference == reference else np.nan,
+                     "note": (f"{skip / minutes:.2f}× skip-thought's speed here" if skip and not model.startswith("skip")
+                              else ours_is + "the paper prints no AAE figure (its text leaves the number out)"
+                              if model.startswith("skip") else "")})
+    return rows
+
+
+def timing_rows(folder, hardware: str) -> list[dict]:
+    """Chapter 06's hardware rows of this paper (:func:`autoencoder_rows`) from the timing study in the chapter's
+    results ``folder``; none before it has run."""
+    timing = read_json(Path(folder) / "timing.json")
+    return autoencoder_rows(timing, hardware) if timing else []

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-
 #: The models the paper groups as averaging and as recurrent (Table 2's comparison).
 AVERAGING = ["PP", "proj", "iRNN"]
 RECURRENT = ["RNN", "LSTM (no o.g.)", "LSTM (o.g.)"]

@@ -26,8 +26,8 @@ from torch import nn
 
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.errors import ReproducerError
-from reproducer.train import Preset
 from reproducer.objectives.context import context_loss, context_targets
+from reproducer.train import Preset
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,5 +1,5 @@
 """Training runs of the Wieting et al. (2016) chapter, each cached in the chapter's results: the paper's reduced grid
-(every configuration trained once with Eq. 11 of :mod:`reproducer.objectives.paraphrase`, scored on the similarity
+(every configuration trained once with Eq. 11 of :mod:`reproducer.papers.paraphrastic.objective`, scored on the similarity
 suite, the configuration chosen on the PPDB dev half), the chosen models as encoders (train-or-reload through
 :meth:`reproducer.notebook.NotebookRun.model`), the baselines of Table 2, Figure 1's nested training sets and
 Table 5's supervised runs.
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from reproducer.io import read_json, stored_json
-from reproducer.objectives.paraphrase import VARIANTS  # our model -> its CompositionalConfig options
-from reproducer.report.similarity_tables import ppdb_score, suite_mean
+from reproducer.files import read_json, stored_json
+from reproducer.papers.paraphrastic.objective import VARIANTS  # our model -> its CompositionalConfig options
+from reproducer.papers.paraphrastic.tables import ppdb_score, suite_mean
 
 #: PP's grid (the paper's section 4.3): MAX or MIX negatives × λ_w at the ends of the paper's range.
 PP_GRID: dict[str, dict] = {f"{n}, λw={w:g}": {"negatives": n, "lambda_w": w} for n in ("MAX", "MIX")
@@ -92,7 +92,7 @@ class ParaphraseTraining:
         """The chapter's training pairs (:func:`~reproducer.data.pairs.training_pairs` at the preset's
         ``wiki_min_score``) and initial vectors: chapter 00's word2vec (300-d); at ``smoke`` a 32-d word2vec of 3
         books (chapter 01's smoke vectors). ``options``: ``figure_epochs``, ``supervised_epochs``, ``n_queries``."""
-        from reproducer.objectives.paraphrase import training_data
+        from reproducer.papers.paraphrastic.objective import training_data
         from reproducer.presets import preset
 
         data = training_data("PP", preset("paraphrastic", run.preset, max_steps=max_steps))
@@ -157,16 +157,16 @@ class ParaphraseTraining:
         return ModelProducts(self.run, self.encoder, tasks=tasks, eval_config=config).evaluation(name)
 
     def length_bins(self, name: str) -> pd.DataFrame:
-        """Table 7's rows of ``name`` (:func:`~reproducer.report.similarity_tables.length_bin_frame`):
+        """Table 7's rows of ``name`` (:func:`~reproducer.papers.paraphrastic.tables.length_bin_frame`):
         ``length_bins_<name>.csv``."""
-        from reproducer.report.similarity_tables import length_bin_frame
+        from reproducer.papers.paraphrastic.tables import length_bin_frame
 
         return self.run.frame(f"length_bins_{file_key(name)}", lambda: length_bin_frame({name: self.encoder(name)}))
 
     @functools.cached_property
     def pool(self) -> tuple[list[str], list[str]]:
         """The explorer's pool (every distinct STS 2012-2015 sentence) and queries."""
-        from reproducer.report.similarity_tables import sts_pool
+        from reproducer.papers.paraphrastic.tables import sts_pool
 
         return sts_pool(self.n_queries, seed=self.seed, limit=2000 if self.smoke else None)
 
@@ -186,7 +186,7 @@ class ParaphraseTraining:
         return self.run.preset == "smoke"
 
     def settings(self, **overrides):
-        """The chapter's :class:`~reproducer.objectives.paraphrase.ParaphrasticPreset` with ``overrides``."""
+        """The chapter's :class:`~reproducer.papers.paraphrastic.objective.ParaphrasticPreset` with ``overrides``."""
         from reproducer.presets import preset
 
         return preset("paraphrastic", self.run.preset, **{"max_steps": self.max_steps, **overrides})
@@ -199,7 +199,7 @@ class ParaphraseTraining:
     def fit(self, name: str, label: str, overrides: dict, checkpoint=None):
         """Train (or resume from ``checkpoint``, default the configuration's own) one configuration of the grid; once
         per kernel. A :class:`~reproducer.train.Fitted`."""
-        from reproducer.objectives.paraphrase import fit_paraphrastic
+        from reproducer.papers.paraphrastic.objective import fit_paraphrastic
 
         if (name, label) not in self._fitted:
             state = checkpoint or self.run.path(f"checkpoints/{file_key(name)}__{file_key(label)}.train.pt")
@@ -290,7 +290,7 @@ class ParaphraseTraining:
     def word_tables(self):
         """PP's vocabulary, its initial and trained word embedding tables, and the 10,000 most frequent words of the
         initial vectors that it has (trains PP's chosen configuration when no encoder of it is at hand)."""
-        from reproducer.objectives.paraphrase import initial_vocabulary
+        from reproducer.papers.paraphrastic.objective import initial_vocabulary
 
         pp = self.encoder("PP")
         vocab = pp.vocab
@@ -328,10 +328,10 @@ class ParaphraseTraining:
 
     def reweighted_suite(self) -> list[dict]:
         """Section 6: the similarity suite of the initial vectors, each multiplied by its word's PP weight, averaged
-        (:func:`~reproducer.objectives.paraphrase.norm_weighted_vectors`)."""
+        (:func:`~reproducer.papers.paraphrastic.objective.norm_weighted_vectors`)."""
         from reproducer.encoders.bow import word_average_encoder
         from reproducer.evaluate.similarity import similarity_suite
-        from reproducer.objectives.paraphrase import norm_weighted_vectors
+        from reproducer.papers.paraphrastic.objective import norm_weighted_vectors
 
         vocab, initial, trained, _ = self.word_tables()
         weighted = norm_weighted_vectors(vocab, initial, trained)
@@ -343,7 +343,7 @@ class ParaphraseTraining:
         ``order`` ("random" or "ordered") nested subsets; its mean score over ``datasets``."""
         from reproducer.data.pairs import nested_subsets
         from reproducer.evaluate.similarity import similarity_suite
-        from reproducer.objectives.paraphrase import fit_paraphrastic
+        from reproducer.papers.paraphrastic.objective import fit_paraphrastic
 
         settings = self.settings()
         subset = next(s for s in nested_subsets(self.pairs, order, seed=self.seed) if len(s) == size)
@@ -375,8 +375,8 @@ class ParaphraseTraining:
         """A Table 5 task's splits (a few hundred examples each at ``smoke``) with the vocabulary and initial table of
         its training texts."""
         from reproducer.data.pairs import TrainingPair
-        from reproducer.objectives.paraphrase import initial_vocabulary
-        from reproducer.objectives.supervised import task_data
+        from reproducer.papers.paraphrastic.objective import initial_vocabulary
+        from reproducer.papers.paraphrastic.supervised import task_data
 
         if task not in self._supervised_data:
             data = task_data(task)
@@ -391,7 +391,7 @@ class ParaphraseTraining:
         """Table 5: a fresh ``name`` model trained on ``task``'s labels under each of :data:`OPTIMISERS`; the one
         with the best dev score is reported."""
         from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
-        from reproducer.objectives.supervised import SupervisedModel, fit_supervised
+        from reproducer.papers.paraphrastic.supervised import SupervisedModel, fit_supervised
         from reproducer.runtime import seed_everything
 
         data, vocab, table = self.supervised_data(task)
@@ -417,8 +417,8 @@ class ParaphraseTraining:
     def numbers(self, datasets: list) -> dict:
         """What the chapter's claims without test items are measured on (after :meth:`unit` of every model and the
         baselines): Table 3's test scores, Table 7, Figure 1, Table 5 and section 6's share, each read from (or, when
-        missing, computed into) this training's results (:func:`~reproducer.report.paraphrase_claims.quantities`)."""
-        from reproducer.report.similarity_tables import in_domain_table, length_tables, reweighting_table
+        missing, computed into) this training's results (:func:`~reproducer.papers.paraphrastic.claims.quantities`)."""
+        from reproducer.papers.paraphrastic.tables import in_domain_table, length_tables, reweighting_table
 
         names = paper_names()
         baselines = self.baseline_suites()

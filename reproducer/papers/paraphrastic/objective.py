@@ -19,9 +19,8 @@ The maths lives in functions of embeddings (:func:`paraphrase_margin_loss`, :fun
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -271,8 +270,8 @@ def training_data(variant: str, preset: ParaphrasticPreset):
     ``wiki_min_score`` and our 300-d word2vec as initial vectors (at ``smoke``, a 32-d word2vec of 3 books)."""
     from reproducer.data.corpus import CorpusConfig
     from reproducer.data.pairs import training_pairs
-    from reproducer.data.vectors import Word2VecConfig, train_word2vec
     from reproducer.data.training_data import TrainingData
+    from reproducer.data.vectors import Word2VecConfig, train_word2vec
 
     vectors = (train_word2vec(CorpusConfig(max_books=3), Word2VecConfig(vector_size=32), progress=False)
                if preset.name == "smoke" else train_word2vec(progress=False))

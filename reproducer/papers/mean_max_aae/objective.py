@@ -22,8 +22,16 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from reproducer.encoders.attention import (AAEConfig, FeedForward, Inputs, LSTMEncoder, MeanMaxEncoder, MultiHeadAttention,
-                                          SentenceVector, token_mask)
+from reproducer.encoders.attention import (
+    AAEConfig,
+    FeedForward,
+    Inputs,
+    LSTMEncoder,
+    MeanMaxEncoder,
+    MultiHeadAttention,
+    SentenceVector,
+    token_mask,
+)
 from reproducer.encoders.layers import fixed_embedding
 from reproducer.errors import ReproducerError
 from reproducer.train import Preset

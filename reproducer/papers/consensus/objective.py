@@ -29,8 +29,8 @@ from torch import nn
 from reproducer.encoders.layers import fixed_embedding, remove_top_component
 from reproducer.encoders.multiview import ViewSet, make_view
 from reproducer.errors import ReproducerError
-from reproducer.train import Preset
 from reproducer.objectives.context import context_loss, context_targets
+from reproducer.train import Preset
 
 
 @dataclass(frozen=True, kw_only=True)

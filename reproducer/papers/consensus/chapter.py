@@ -1,7 +1,7 @@
 """The tables, figures and claims of the multi-view study (Tang & de Sa 2019, chapter 04): our numbers next to the
 paper's, from the results a notebook stored (training logs, :mod:`reproducer.evaluate.views` records).
 
-- :func:`training_table`: the variants' training runs (steps, time, throughput, final loss, learned τ).
+- :func:`training_table`: the variants' training runs (steps, time, log_table, final loss, learned τ).
 - :func:`figure1_frame` / :func:`plot_figure1`: U of each view during training, multi-view against single-view.
 - :func:`paper_table3`: Table 3's published columns (U, S, B, MRPC, hours) per row of ours.
 - :func:`readings_table`: U under both readings of Eq. 1 (is a sentence its own candidate?).
@@ -13,18 +13,20 @@ paper's, from the results a notebook stored (training logs, :mod:`reproducer.eva
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.harness import Results
+from reproducer.files import read_json
+from reproducer.papers.consensus import PAPER
 from reproducer.report.claims import verdict
 from reproducer.report.published import published
-from reproducer.report.tables import paper_table, throughput
+from reproducer.report.tables import paper_table, log_table
 from reproducer.report.units import ChapterModels
 
-PAPER = "tang2019"
 #: Figure 1's runs: SV-g before SV-f (SV f's ensemble borrows SV g at the same step).
 CURVES = ("MV", "SV-g", "SV-f")
 #: The metrics of the MV-vs-SV claims.
@@ -43,9 +45,9 @@ EARLIER = {"combine-skip": ("01_skip_thoughts", ["uni-skip", "bi-skip"]), "uni-Q
 
 def training_table(training: dict[str, dict], epoch: int, variants: dict):
     """One row per variant's training record (``TrainLog.to_dict()`` plus ``tau``): its agreement (from ``variants``,
-    :data:`~reproducer.objectives.consensus.VARIANTS`), steps, seconds, throughput, share of an ``epoch`` of
-    sentences, final loss and learned τ (:func:`~reproducer.report.tables.throughput`); a formatted Styler."""
-    frame = throughput(training, extra={"learned τ": "tau"})
+    :data:`~reproducer.papers.consensus.objective.VARIANTS`), steps, seconds, log_table, share of an ``epoch`` of
+    sentences, final loss and learned τ (:func:`~reproducer.report.tables.log_table`); a formatted Styler."""
+    frame = log_table(training, extra={"learned τ": "tau"})
     frame.insert(0, "agreement a_ij", [variants[name].description for name in frame.index])
     frame.insert(4, "share of one epoch", [training[name]["examples"] / epoch for name in frame.index])
     return frame.style.format({"steps": "{:,.0f}", "training seconds": "{:,.0f}", "sentences / second": "{:,.0f}",
@@ -85,7 +87,7 @@ def plot_figure1(fig1: pd.DataFrame):
 def paper_table3(rows) -> pd.DataFrame:
     """The paper's Table 3 as our columns — ``U``, ``S`` (mean Pearson × 100), ``B`` (mean accuracy), ``MRPC acc``,
     ``MRPC F1``, training ``hours`` — for our ``rows`` (our row names are the paper's)."""
-    paper = paper_table(PAPER, "Table 3", columns=["task", "metric"])
+    paper = paper_table(PAPER.key, "Table 3", columns=["task", "metric"])
     return pd.DataFrame({"U": paper["U", "mean.pearson"], "S": paper["S", "mean.pearson"], "B": paper["B", "mean.acc"],
                          "MRPC acc": paper["MRPC", "acc"], "MRPC F1": paper["MRPC", "f1"],
                          "hours": paper["training", "hours"]}).reindex(rows)
@@ -104,7 +106,7 @@ def readings_table(ours3: pd.DataFrame, other: dict[str, float], self_pairs: boo
 
 def paper_table4(tasks: list[str]) -> pd.DataFrame:
     """The paper's Table 4 (Pearson r × 100 per dataset, and the average) for the multi-view models and baselines."""
-    paper4 = paper_table(PAPER, "Table 4", index="task", columns="model")
+    paper4 = paper_table(PAPER.key, "Table 4", index="task", columns="model")
     average = paper4.loc["U"]
     paper4 = paper4.drop(index="U") * 100
     paper4.loc["average"] = average
@@ -139,7 +141,7 @@ def earlier_sts14(run, names=("uni-QT", "bi-QT", "BoW-QT", "MC-QT"), chapter: st
 
 def table5(table4: pd.DataFrame, earlier: dict[str, float]) -> pd.DataFrame:
     """Table 5: STS14 alone — our MV views (from :func:`table4`), our ``earlier`` models and the paper's rows."""
-    paper = published(PAPER).query("table == 'Table 5'").set_index("model").value
+    paper = published(PAPER.key).query("table == 'Table 5'").set_index("model").value
     return pd.Series({**{f"MV {v} (ours)": table4.loc["STS14", f"MV {v} (ours)"] for v in ("f", "g", "ensemble")},
                       **earlier, **{f"{m} (paper)": 100 * v for m, v in paper.items()}},
                      name="STS14 Pearson r x 100").to_frame()
@@ -176,7 +178,7 @@ def earlier_transfer_rows(run, earlier: dict = EARLIER) -> dict[str, dict]:
 def paper_transfer_rows(models=T6_PAPER_ROWS) -> dict[str, dict]:
     """The paper's Table 6 rows (``"<model> (paper)"``) in :func:`transfer_row`'s columns; training in hours."""
     rows = {}
-    for model, group in published(PAPER).query("table == 'Table 6'").groupby("model", sort=False):
+    for model, group in published(PAPER.key).query("table == 'Table 6'").groupby("model", sort=False):
         v = group.set_index(["task", "metric"]).value
         row = {t: (100 * v.get((t, "pearson"), np.nan) if t == "SICK-R" else v.get((t, "acc"), np.nan)) for t in T6}
         rows[f"{model} (paper)"] = {"training": v.get(("training", "hours"), np.nan), **row,
@@ -187,7 +189,7 @@ def paper_transfer_rows(models=T6_PAPER_ROWS) -> dict[str, dict]:
 def table6_note() -> str:
     """The note under Table 6 (Markdown): which of the paper's numbers it prints as bounds (e.g. InferSent's "<24"
     hours, stored as 24), read from the settings of the published rows."""
-    rows = published(PAPER).query("table == 'Table 6'")
+    rows = published(PAPER.key).query("table == 'Table 6'")
     bounds = rows[rows.setting.str.contains("upper bound")]
     return "" if bounds.empty else "The paper prints " + "; ".join(
         f"{r.model}'s {r.task} ({r.metric}) as < {r.value:g}" for r in bounds.itertuples()) + \
@@ -304,7 +306,7 @@ class ConsensusModels(ChapterModels):
         from reproducer.evaluate.training_curve import combined, held_out_loss
         from reproducer.evaluate.views import curve_callback
         from reproducer.models import family
-        from reproducer.objectives.consensus import fit_consensus
+        from reproducer.papers.consensus.objective import fit_consensus
 
         config = config or self.settings
         variant = variant or name
@@ -492,3 +494,34 @@ def figure1_claim(fig1: pd.DataFrame, seed_frames: list[pd.DataFrame]) -> dict:
                        paper="every MV curve above its SV counterpart", noise="one run", spread="training seeds",
                        numbers="; ".join(f"{mv} − {sv}: last {curves[mv].iloc[-1] - curves[sv].iloc[-1]:+.1f}"
                                          for mv, sv in pairs))
+
+
+#: Chapter 04's variants timed against MV (Tang & de Sa Table 3's training hours, equal data for every variant).
+CONSENSUS_VARIANTS = ("SV-f", "SV-g", "MV-ff", "MV-gg")
+#: Table 3's model row whose training hours stand for each variant.
+CONSENSUS_ROWS = {"MV": "MV ensemble", "SV-f": "SV-f f", "SV-g": "SV-g g", "MV-ff": "MV-ff ensemble",
+                  "MV-gg": "MV-gg ensemble"}
+
+def consensus_rows(records: dict[str, dict], hardware: str) -> list[dict]:
+    """Tang & de Sa's Table 3: each variant's training hours relative to MV's (equal data), beside our training
+    seconds per batch relative to MV's (``records``: variant → its training record)."""
+    hours = published(PAPER.key).query("task == 'training'").set_index("model")["value"]
+    mv = records["MV"]["seconds"] / records["MV"]["step"]
+    rows = []
+    for variant in CONSENSUS_VARIANTS:
+        if variant not in records:
+            continue
+        paper = hours[CONSENSUS_ROWS[variant]] / hours[CONSENSUS_ROWS["MV"]]
+        ours = records[variant]["seconds"] / records[variant]["step"] / mv
+        rows.append({"paper": "Tang & de Sa 2019", "figure": "Table 3 (training hours)",
+                     "quantity": f"{variant}'s training time relative to MV's", "paper's value": paper,
+                     "paper's hardware": "GPU (hours for the same data)", "ours": ours, "our hardware": hardware,
+                     "ours / paper": ours / paper, "note": "seconds per batch, same batches for every variant"})
+    return rows
+
+
+def timing_rows(folder, hardware: str) -> list[dict]:
+    """Chapter 06's hardware rows of this paper (:func:`consensus_rows`) from the training records in the chapter's
+    results ``folder``; none before MV has trained."""
+    records = {v: r for v in CONSENSUS_ROWS if (r := read_json(Path(folder) / f"{v}_training.json"))}
+    return consensus_rows(records, hardware) if "MV" in records else []

@@ -1,0 +1,177 @@
+"""The papers of the book, one package each: ``reproducer/papers/<paper>/``.
+
+A paper's package holds everything that is that paper's own:
+
+- ``objective.py`` — the paper's model and loss (its equations beside the lines that compute them), its presets
+  (``PRESETS``: ``smoke``, ``quick``, ``default``, ``paper``), its variants (``VARIANTS``: name → what the variant
+  is), ``training_data(variant, preset)``, ``batch_flops(module, batch)`` and the fit function
+  ``fit_<…>(variant, preset, data, *, checkpoint, evaluate, seed, device, progress)``;
+- ``chapter.py`` and its siblings — the chapter's model set (train-or-reload through the family's ``fit``), its
+  tables and its claims;
+- ``__init__.py`` — one declaration, ``PAPER = Paper(...)``: what the book's shared code needs to know of it (its key
+  in ``report/published.csv``, labels, chapter, families, models, the encoder chapter 06's explorer shows, its lines
+  of the equal-compute study and the benchmark, the tasks it reports, the timings it prints).
+
+This module defines the declaration's shape (:class:`Paper`, :class:`Family`, :class:`Model`, :class:`Line`) and
+finds the declarations (:func:`declarations`): every package in this folder — or in any folder added to this
+package's ``__path__`` — that has a ``PAPER``. The registry of :mod:`reproducer.models` and chapter 06 (scorecard,
+comparison, equal-compute, hardware) read them; no other file lists the papers.
+
+Layers (``tests/test_structure.py``): a paper's ``objective`` (and ``supervised``) sit with the shared objectives,
+its declaration with the registry, its chapter modules with the reporting.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field, replace
+
+from reproducer.errors import ReproducerError
+
+
+@dataclass(frozen=True)
+class Family:
+    """A training objective of a paper: its name, its objective module and the module's fit function.
+
+    ``fit_options`` are the keyword arguments its chapter trains with beyond the preset (e.g. the autoencoders'
+    test-time ``normalize_halves``); ``paper`` and ``chapter`` are filled in by the :class:`Paper` that declares it.
+    """
+
+    name: str
+    module: str  # the objective module: the paper's loss, model, PRESETS, VARIANTS, training_data, batch_flops, fit
+    fit_function: str
+    fit_options: dict = field(default_factory=dict, hash=False, compare=False)
+    paper: str = ""  # key of the declaring Paper
+    chapter: str = ""  # the notebook that trains it
+
+    def _module(self):
+        return importlib.import_module(self.module)
+
+    @property
+    def presets(self) -> dict:
+        """Scale name → preset (``smoke``, ``quick``, ``default``, ``paper``)."""
+        return self._module().PRESETS
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return tuple(self._module().VARIANTS)
+
+    def training_data(self, variant: str, preset):
+        """What ``variant`` trains on at ``preset``, built as its chapter builds it: a
+        :class:`~reproducer.data.training_data.TrainingData`."""
+        return self._module().training_data(variant, preset)
+
+    def held_out_batches(self, variant: str, preset, data, n: int = 16) -> list:
+        """``n`` fixed batches of the held-out books, built as ``variant`` trains at ``preset`` on ``data`` (its
+        training vocabulary): the held-out loss of a training curve
+        (:func:`reproducer.evaluate.training_curve.held_out_loss`). Not for the paraphrastic family (pairs, no books)."""
+        module = self._module()
+        if not hasattr(module, "held_out_data"):
+            raise ReproducerError(f"The {self.name} family has no held-out books; use a downstream dev score.")
+        sampler = module.sampler(variant, preset, module.held_out_data(variant, preset, data), seed=0)
+        return [sampler.batch(i) for i in range(n)]
+
+    def batch_flops(self, module, batch) -> float:
+        """Useful training FLOPs of one batch of the family's ``module`` (formula in the objective module)."""
+        return self._module().batch_flops(module, batch)
+
+    def fit(self, variant: str, preset, data, **options):
+        """Train ``variant`` under ``preset`` on a :class:`~reproducer.data.training_data.TrainingData`; a
+        :class:`~reproducer.train.Fitted`."""
+        return getattr(self._module(), self.fit_function)(variant, preset, data, **options)
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model a chapter reports. ``variant``: the family's variant (``None`` for a combination of other models or a
+    baseline); ``parts``: the models a combination concatenates; ``bundle``: the encoder kind of its saved bundle;
+    ``published``: its row names in the published tables (any paper); ``scored_as``: where chapter 06 finds its
+    scores on the transfer tasks — ``(result row, part, published row)`` when its chapter stores them under another
+    row (chapter 04's MV is scored as its ``MV ensemble`` row's ``transfer`` part), ``None`` for its own
+    ``eval_<name>.json``; ``scored=False`` when its chapter does not score it on the tasks."""
+
+    name: str
+    family: str  # a family name, or "baseline"
+    chapter: str = ""
+    variant: str | None = None
+    parts: tuple[str, ...] = ()
+    bundle: str = "TokenEncoder"
+    published: tuple[str, ...] = ()
+    overrides: dict = field(default_factory=dict, hash=False)  # preset fields that differ from the chapter's
+    description: str = ""
+    scored_as: tuple[str, str, str] | None = None
+    scored: bool = True
+    paper: str | None = None  # key of the declaring Paper (None for a baseline)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of chapter 06's equal-compute study: ``family``'s ``variant`` under ``label``; ``on_pairs`` for an
+    objective that trains on paraphrase pairs rather than the books (drawn dashed, apart)."""
+
+    label: str
+    family: str
+    variant: str
+    on_pairs: bool = False
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper of the book, declared once in its package's ``__init__.py`` as ``PAPER = Paper(...)``.
+
+    - ``key``: its key in ``report/published.csv`` (e.g. ``"logeswaran2018"``); ``citation`` (``"Logeswaran & Lee
+      2018"``), ``label`` (short, for tables: ``"Logeswaran 2018"``), ``title``; ``chapter``: its notebook's name.
+    - ``families``, ``models``: its training objectives and the models its chapter reports, in the chapter's order.
+    - ``neighbours``: the encoder chapter 06's explorer shows for it (``None``: none on the shared pool).
+    - ``lines``: its lines of the equal-compute study; ``bench``: label → (family, variant) timed by ``bench train``.
+    - ``tasks``: the evaluation tasks it reports; ``timings``: ``"module:function"`` giving chapter 06's hardware
+      rows (``function(folder, hardware) -> list[dict]``, ``folder`` its chapter's results at one preset).
+    """
+
+    key: str
+    citation: str
+    label: str
+    title: str
+    chapter: str
+    families: tuple[Family, ...] = ()
+    models: tuple[Model, ...] = ()
+    neighbours: str | None = None
+    lines: tuple[Line, ...] = ()
+    bench: dict = field(default_factory=dict, hash=False, compare=False)
+    tasks: tuple[str, ...] = ()
+    timings: str | None = None
+
+    def __post_init__(self):
+        fill = {"paper": self.key, "chapter": self.chapter}
+        object.__setattr__(self, "families", tuple(replace(f, **fill) for f in self.families))
+        object.__setattr__(self, "models", tuple(replace(m, **fill) for m in self.models))
+
+    def timing_rows(self, folder, hardware: str) -> list[dict]:
+        """Chapter 06's hardware rows for this paper from its chapter's results ``folder`` (none without
+        ``timings``)."""
+        if not self.timings:
+            return []
+        module, function = self.timings.split(":")
+        return getattr(importlib.import_module(module), function)(folder, hardware)
+
+
+def family_models(rows: list[tuple], family: str, bundle: str = "TokenEncoder") -> tuple[Model, ...]:
+    """Models of ``family`` from ``(name, published names, description)`` rows, each its own variant."""
+    return tuple(Model(name, family, variant=name, bundle=bundle, published=tuple(published), description=description)
+                 for name, published, description in rows)
+
+
+def declarations() -> list[Paper]:
+    """Every paper declared in a package of this folder (or of a folder added to ``__path__``), in chapter order.
+    A package without ``PAPER`` is skipped; two papers with one key are an error."""
+    papers = []
+    for info in pkgutil.iter_modules(__path__):
+        if not info.ispkg:
+            continue
+        found = getattr(importlib.import_module(f"{__name__}.{info.name}"), "PAPER", None)
+        if isinstance(found, Paper):
+            papers.append(found)
+    keys = [p.key for p in papers]
+    if len(set(keys)) != len(keys):
+        raise ReproducerError(f"Two papers declare one key: {sorted({k for k in keys if keys.count(k) > 1})}.")
+    return sorted(papers, key=lambda p: p.chapter)

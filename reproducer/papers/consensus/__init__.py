@@ -1,0 +1,38 @@
+"""Tang & de Sa 2019, *Improving Sentence Representations with Consensus Maximisation*
+(chapter 04): a recurrent view and a linear view of each sentence agree on its neighbours.
+
+- :mod:`.objective` — the views, the loss (Eq. 1-2 and the variants' Eq. 3-7), presets and variants;
+- :mod:`.chapter` — chapter 04's models as units, Table 3 (the views scored on task groups), Figure 1 and the claims.
+
+The views' encoder is :class:`reproducer.encoders.multiview.MultiViewEncoder` (bundle kind ``ViewSet``); scoring a
+view is :mod:`reproducer.evaluate.views`.
+"""
+from reproducer.papers import Family, Line, Model, Paper
+
+_VIEWS = [
+    ("MV", ("f", "g", "ensemble"), "multi-view f-g (Eq. 1)"),
+    ("MV-ff", ("f1", "ensemble"), "multi-view f1-f2 (Eq. 3)"),
+    ("MV-gg", ("g1", "ensemble"), "multi-view g1-g2 (Eq. 4)"),
+    ("SV-f", ("f",), "single-view f (Eq. 5)"),
+    ("SV-g", ("g",), "single-view g (Eq. 5)"),
+    ("MV+SV", ("f", "g", "ensemble"), "multi-view + single-view (Eq. 7)"),
+    ("skip", ("f", "g", "ensemble"), "skip connection f + g (Eq. 6)"),
+]
+
+PAPER = Paper(
+    key="tang2019", citation="Tang & de Sa 2019", label="Tang 2019", title="Consensus maximisation",
+    chapter="04_consensus",
+    families=(Family("consensus", "reproducer.papers.consensus.objective", "fit_consensus"),),
+    # chapter 04 scores its Table 3 rows on task groups; only MV's ensemble is scored on the transfer tasks (its
+    # Table 6), compared with the paper's closest setting
+    models=tuple(Model(v, "consensus", variant=v, bundle="ViewSet", published=tuple(f"{v} {view}" for view in views),
+                       description=description, scored=v == "MV",
+                       scored_as=("MV ensemble", "transfer", "Multi-view D1") if v == "MV" else None)
+                 for v, views, description in _VIEWS),
+    neighbours="MV ensemble",
+    lines=(Line("consensus (MV)", "consensus", "MV"),),
+    bench={"consensus": ("consensus", "MV")},
+    tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-E", "SICK-R", "STS12", "STS13", "STS14",
+           "STS15", "STS16", "STSB-R", "SICK-cos"),
+    timings="reproducer.papers.consensus.chapter:timing_rows",
+)

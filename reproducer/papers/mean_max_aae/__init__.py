@@ -1,0 +1,27 @@
+"""Zhang et al. 2018, *Learning Universal Sentence Representations with Mean-Max Attention Autoencoder* (chapter 05):
+a transformer encoder, mean-max pooling and a decoder that attends to the pooled vectors.
+
+- :mod:`.objective` — the decoders (Eq. 15-21), the whole model, its loss (Eq. 22), presets and variants (Table 3);
+- :mod:`.training` — chapter 05's models as units, held-out reconstruction, the decoder's attention, the timing;
+- :mod:`.chapter` — the chapter's tables, figures and claims; :mod:`.averages` — Table 2's averages.
+"""
+from reproducer.papers import Family, Line, Paper, family_models
+
+PAPER = Paper(
+    key="zhang2018", citation="Zhang et al. 2018", label="Zhang 2018", title="Mean-max attention autoencoder",
+    chapter="05_mean_max_aae",
+    # the test-time encoder scales each pooled half to unit length (the authors' evaluation code)
+    families=(Family("autoencoder", "reproducer.papers.mean_max_aae.objective", "fit_autoencoder",
+                     fit_options={"normalize_halves": True}),),
+    models=family_models([(v, (v,), description) for v, description in [
+        ("mean-max AAE", "self-attention encoder, mean-max pooling and attention"),
+        ("mean AAE", "mean pooling only"), ("max AAE", "max pooling only"),
+        ("mean-max RAE", "BiLSTM encoder, LSTM decoder, mean-max"), ("mean RAE", "RAE, mean pooling"),
+        ("max RAE", "RAE, max pooling"),
+    ]], "autoencoder"),
+    neighbours="mean-max AAE",
+    lines=(Line("mean-max AAE", "autoencoder", "mean-max AAE"), Line("mean-max RAE", "autoencoder", "mean-max RAE")),
+    bench={"AAE": ("autoencoder", "mean-max AAE"), "RAE": ("autoencoder", "mean-max RAE")},
+    tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-E", "SICK-R", "STS14"),
+    timings="reproducer.papers.mean_max_aae.chapter:timing_rows",
+)

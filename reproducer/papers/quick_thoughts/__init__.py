@@ -1,0 +1,29 @@
+"""Logeswaran & Lee 2018, *An efficient framework for learning sentence representations* — Quick-Thoughts
+(chapter 02): choose the context sentence among the batch's instead of generating it.
+
+- :mod:`.objective` — the two encoders f and g, the classifier loss (section 3), presets and variants
+  (``uni-QT``, ``bi-QT``, ``BoW-QT``, ``MC-QT``);
+- :mod:`.chapter` — chapter 02's models as units, the throughput benchmark, Figure 2's curves;
+- :mod:`.tables`, :mod:`.claims` — the chapter's tables beside the paper's, and its claims judged against noise.
+"""
+from reproducer.papers import Family, Line, Model, Paper, family_models
+
+PAPER = Paper(
+    key="logeswaran2018", citation="Logeswaran & Lee 2018", label="Logeswaran 2018", title="Quick-Thoughts",
+    chapter="02_quick_thoughts",
+    families=(Family("quick-thought", "reproducer.papers.quick_thoughts.objective", "fit_quick_thought"),),
+    models=(
+        *family_models([("uni-QT", ("uni-QT",), "[f; g], two GRUs (Tang & de Sa's QT RNN is combine-QT)"),
+                        ("bi-QT", ("bi-QT",), "[f; g], two bidirectional GRUs"),
+                        ("BoW-QT", (), "[f; g], two word averages (the paper: QT (BoW))"),
+                        ("MC-QT", ("MC-QT",), "[f; g], two-channel bidirectional GRUs")],
+                       "quick-thought", bundle="ConcatEncoder"),
+        Model("combine-QT", "quick-thought", parts=("uni-QT", "bi-QT"), bundle="ConcatEncoder",
+              published=("combine-QT",), description="[uni-QT; bi-QT]"),
+    ),
+    neighbours="MC-QT",
+    lines=(Line("Quick-Thoughts (uni-QT)", "quick-thought", "uni-QT"),),
+    bench={"quick-thought": ("quick-thought", "uni-QT")},
+    tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-R", "STS14"),
+    timings="reproducer.papers.quick_thoughts.chapter:timing_rows",
+)
