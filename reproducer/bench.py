@@ -65,8 +65,8 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
     from reproducer.data.corpus import CorpusConfig, load_corpus
     from reproducer.data.vocab import Vocabulary
     from reproducer.encoders.attention import AAEConfig
-    from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
     from reproducer.encoders.recurrent import RecurrentConfig
+    from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
     from reproducer.papers.quick_thoughts.objective import QuickThought
     from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
     from reproducer.runtime import default_device, seed_everything

@@ -252,9 +252,9 @@ class Pack:
         Quick-Thoughts and skip-thought; for consensus and the autoencoders the real corpus over every packed word
         with :meth:`random_vectors` as their fixed vectors; for the paraphrastic family the real pairs with random
         initial vectors. A :class:`~reproducer.data.training_data.TrainingData`."""
+        from reproducer.data.training_data import TrainingData
         from reproducer.data.vectors import WordVectors
         from reproducer.data.vocab import SPECIALS
-        from reproducer.data.training_data import TrainingData
 
         if variant == "MC-QT":
             raise ReproducerError("MC-QT reads GloVe, which the pack does not carry.")

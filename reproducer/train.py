@@ -23,7 +23,6 @@ from reproducer import checkpoints
 from reproducer.errors import ReproducerError
 from reproducer.runtime import default_device, inference, keep_freed_memory, seed_everything
 
-
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 EVAL_CONFIGS = ("prototype", "sklearn", "fast", "paper", "smoke")  # the protocols of reproducer.evaluate

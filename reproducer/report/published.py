@@ -13,7 +13,6 @@ from pathlib import Path
 import pandas as pd
 
 
-
 @lru_cache(maxsize=1)
 def _table() -> pd.DataFrame:
     return pd.read_csv(Path(__file__).with_name("published.csv"))

@@ -18,7 +18,6 @@ from reproducer.errors import ReproducerError
 from reproducer.models import DECLARATIONS
 
 
-
 def chapters() -> dict[str, tuple[str, str]]:
     """The chapters whose claims the scorecard collects, one per declared paper (:mod:`reproducer.papers`), in
     chapter order: folder name → (paper's citation, short title)."""

@@ -24,7 +24,7 @@ from reproducer.files import read_json
 from reproducer.papers.consensus import PAPER
 from reproducer.report.claims import verdict
 from reproducer.report.published import published
-from reproducer.report.tables import paper_table, log_table
+from reproducer.report.tables import log_table, paper_table
 from reproducer.report.units import ChapterModels
 
 #: Figure 1's runs: SV-g before SV-f (SV f's ensemble borrows SV g at the same step).
@@ -306,7 +306,6 @@ class ConsensusModels(ChapterModels):
         from reproducer.evaluate.training_curve import combined, held_out_loss
         from reproducer.evaluate.views import curve_callback
         from reproducer.models import family
-        from reproducer.papers.consensus.objective import fit_consensus
 
         config = config or self.settings
         variant = variant or name
@@ -315,9 +314,9 @@ class ConsensusModels(ChapterModels):
             data = self.data.training_data()
             curve = (curve_callback(name, self.snapshots, self.data.table, self.data.vocab, config.dim)
                      if name in CURVES else None)
-            held = held_out_loss(family("consensus").held_out_batches(variant, config, data))
-            return fit_consensus(variant, config, data, checkpoint=state, evaluate=combined(curve, held),
-                                 seed=self.seed, progress=self.progress)
+            held = held_out_loss(family(self.family).held_out_batches(variant, config, data))
+            return family(self.family).fit(variant, config, data, checkpoint=state, evaluate=combined(curve, held),
+                                           seed=self.seed, progress=self.progress)
 
         return self.run.model(name, train)
 

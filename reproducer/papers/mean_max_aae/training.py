@@ -139,16 +139,16 @@ def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: 
     which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
     preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
     from reproducer.evaluate import quick_look
-    from reproducer.papers.mean_max_aae.objective import fit_autoencoder
+    from reproducer.models import family
 
     def point(fitted, step):
         return curve_point(fitted.module, fitted.encoder, data.held_out(), quick_look(data.preset.eval_config))
 
     def fit(checkpoint):
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        return fit_autoencoder(name, data.preset, data.training_data(), checkpoint=checkpoint, seed=data.seed,
-                               progress=progress, evaluate=point if name in curves else None,
-                               normalize_halves=normalize_halves)
+        return family("autoencoder").fit(name, data.preset, data.training_data(), checkpoint=checkpoint, seed=data.seed,
+                                         progress=progress, evaluate=point if name in curves else None,
+                                         normalize_halves=normalize_halves)
 
     return run.model(name, fit)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from reproducer.files import read_json, stored_json
+from reproducer.models import family
 from reproducer.papers.paraphrastic.objective import VARIANTS  # our model -> its CompositionalConfig options
 from reproducer.papers.paraphrastic.tables import ppdb_score, suite_mean
 
@@ -199,14 +200,12 @@ class ParaphraseTraining:
     def fit(self, name: str, label: str, overrides: dict, checkpoint=None):
         """Train (or resume from ``checkpoint``, default the configuration's own) one configuration of the grid; once
         per kernel. A :class:`~reproducer.train.Fitted`."""
-        from reproducer.papers.paraphrastic.objective import fit_paraphrastic
-
         if (name, label) not in self._fitted:
             state = checkpoint or self.run.path(f"checkpoints/{file_key(name)}__{file_key(label)}.train.pt")
             if self.run.retrain:
                 state.unlink(missing_ok=True)
-            fitted = fit_paraphrastic(name, self.settings(**overrides), self.data(), checkpoint=state,
-                                      seed=self.seed, progress=not self.smoke)
+            fitted = family("paraphrastic").fit(name, self.settings(**overrides), self.data(), checkpoint=state,
+                                                seed=self.seed, progress=not self.smoke)
             fitted.encoder.name = name
             self._fitted[name, label] = fitted
         return self._fitted[name, label]
@@ -343,7 +342,6 @@ class ParaphraseTraining:
         ``order`` ("random" or "ordered") nested subsets; its mean score over ``datasets``."""
         from reproducer.data.pairs import nested_subsets
         from reproducer.evaluate.similarity import similarity_suite
-        from reproducer.papers.paraphrastic.objective import fit_paraphrastic
 
         settings = self.settings()
         subset = next(s for s in nested_subsets(self.pairs, order, seed=self.seed) if len(s) == size)
@@ -352,8 +350,8 @@ class ParaphraseTraining:
         overrides = {**PP_GRID[self.pp_choice], "batch_size": batch, "max_steps": steps}
         if self.smoke:
             overrides["max_steps"] = min(steps, settings.max_steps)
-        fitted = fit_paraphrastic("PP", self.settings(**overrides), self.data(subset), seed=self.seed,
-                                  progress=False)
+        fitted = family("paraphrastic").fit("PP", self.settings(**overrides), self.data(subset), seed=self.seed,
+                                            progress=False)
         suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings().eval_config).to_dict(
             orient="records")
         return {"order": order, "pairs": size, "steps": overrides["max_steps"],

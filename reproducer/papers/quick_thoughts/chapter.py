@@ -187,18 +187,19 @@ class QuickThoughtModels(ChapterModels):
 
     @functools.cached_property
     def data(self):
-        """The corpus as ids of its ``settings.vocab_size`` most frequent words."""
-        from reproducer.data.training_corpus import word_ids
+        """The corpus as ids of its ``settings.vocab_size`` most frequent words: the family's ``training_data``
+        (what ``python -m reproducer train`` trains on too)."""
+        from reproducer.models import family
 
-        return word_ids(self.corpus, self.settings.vocab_size)
+        return family(self.family).training_data("uni-QT", self.settings)
 
     @functools.cached_property
     def glove_data(self):
-        """MC-QT's ids: ours, then every other GloVe word (fixed vectors; zero rows for ours without one)."""
-        from reproducer.data.pretrained_ids import with_pretrained_channel
-        from reproducer.data.vectors import load_glove
+        """MC-QT's ids: ours, then every other GloVe word (fixed vectors; zero rows for ours without one): the
+        family's ``training_data`` for MC-QT."""
+        from reproducer.models import family
 
-        return with_pretrained_channel(self.corpus, self.data, load_glove())
+        return family(self.family).training_data("MC-QT", self.settings)
 
     def held_out(self, family: str, variant: str, settings):
         """The held-out loss callback of a model (:func:`~reproducer.evaluate.training_curve.held_out_loss` on 16
@@ -215,8 +216,7 @@ class QuickThoughtModels(ChapterModels):
         scored on the curve tasks (Figure 2)."""
         from reproducer.evaluate import quick_look
         from reproducer.evaluate.training_curve import combined, curve_scores
-        from reproducer.papers.quick_thoughts.objective import fit_quick_thought
-        from reproducer.papers.skip_thoughts.objective import fit_skip_thought
+        from reproducer.models import family
 
         config = quick_look(self.settings.eval_config)
 
@@ -225,7 +225,8 @@ class QuickThoughtModels(ChapterModels):
             if name == "ST":
                 evaluate = combined(curve_scores(self.curve_tasks, config), self.held_out("skip-thought", "uni-skip",
                                                                                   self.st_settings))
-                fitted = fit_skip_thought("uni-skip", self.st_settings, self.data, evaluate=evaluate, **options)
+                skip_thought = family("skip-thought")  # on QT's data: the same sentences and vocabulary
+                fitted = skip_thought.fit("uni-skip", self.st_settings, self.data, evaluate=evaluate, **options)
             else:
                 variant, steps = name.split()[0], self.record("MC-QT")["step"] if name in self.sizes else None
                 f_scores = curve_scores(self.curve_tasks, config,
@@ -233,8 +234,8 @@ class QuickThoughtModels(ChapterModels):
                 settings = self.settings.with_overrides(max_steps=steps, **self.overrides.get(name, {}))
                 evaluate = None if variant == "MC-QT" else combined(
                     f_scores if name == "uni-QT" else None, self.held_out("quick-thought", variant, settings))
-                fitted = fit_quick_thought(variant, settings, self.glove_data if variant == "MC-QT" else self.data,
-                                           evaluate=evaluate, **options)
+                data = self.glove_data if variant == "MC-QT" else self.data
+                fitted = family(self.family).fit(variant, settings, data, evaluate=evaluate, **options)
             fitted.encoder.name = name  # its bundle and its results carry the model's name
             return fitted
 

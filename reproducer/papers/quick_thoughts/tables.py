@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reproducer.report.tables import paper_table, log_table, versus_by_model, versus_matched
+from reproducer.report.tables import log_table, paper_table, versus_by_model, versus_matched
 
 #: Table 1's columns: (task, metric).
 TABLE1_COLUMNS = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc"), ("TREC", "acc"), ("MRPC", "acc"),

@@ -34,10 +34,11 @@ class SkipThoughtModels(ChapterModels):
 
     @functools.cached_property
     def data(self):
-        """The training corpus as ids of its ``settings.vocab_size`` most frequent words."""
-        from reproducer.data.training_corpus import word_ids
+        """The training corpus as ids of its ``settings.vocab_size`` most frequent words: the family's
+        ``training_data`` (what ``python -m reproducer train`` trains on too)."""
+        from reproducer.models import family
 
-        return word_ids(self.corpus, self.settings.vocab_size)
+        return family(self.family).training_data("uni-skip", self.settings)
 
     @functools.cached_property
     def held_out_sentences(self) -> list[str]:
@@ -66,13 +67,12 @@ class SkipThoughtModels(ChapterModels):
         from reproducer.evaluate import quick_look
         from reproducer.evaluate.training_curve import combined, curve_scores, held_out_loss
         from reproducer.models import family
-        from reproducer.papers.skip_thoughts.objective import fit_skip_thought
 
         def train(checkpoint):
-            held_out = held_out_loss(family("skip-thought").held_out_batches(name, self.settings, self.data))
+            held_out = held_out_loss(family(self.family).held_out_batches(name, self.settings, self.data))
             curve = curve_scores(["STS14"], quick_look(self.settings.eval_config))
-            return fit_skip_thought(name, self.settings, self.data, checkpoint=checkpoint, seed=self.seed,
-                                    evaluate=combined(curve, held_out), progress=self.progress)
+            return family(self.family).fit(name, self.settings, self.data, checkpoint=checkpoint, seed=self.seed,
+                                           evaluate=combined(curve, held_out), progress=self.progress)
 
         return self.run.model(name, train)
 
