@@ -21,8 +21,6 @@ its rows in ``published.csv``; :func:`refresh` reads the declarations again (aft
 """
 from __future__ import annotations
 
-import pandas as pd
-
 from reproducer.errors import ReproducerError
 from reproducer.papers import Family, Model, Paper, declarations
 
@@ -91,8 +89,10 @@ def published_names(name: str) -> list[str]:
     return list(found.published) if found and found.published else [name]
 
 
-def table() -> pd.DataFrame:
+def table() -> "pd.DataFrame":  # noqa: F821
     """Every model as a row: name, family, paper, chapter, variant, bundle kind, published names, description."""
+    import pandas as pd  # here, not at the top: the command line reads the registry and starts without pandas
+
     return pd.DataFrame([{"model": m.name, "family": m.family, "paper": PAPERS.get(m.paper, ""), "chapter": m.chapter,
                           "variant": m.variant or " + ".join(m.parts), "bundle": m.bundle,
                           "published as": ", ".join(m.published), "description": m.description}

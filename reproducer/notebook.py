@@ -35,6 +35,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from reproducer.checkpoints import identity
 from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.files import COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_json
 from reproducer.runtime import seed_everything
@@ -322,8 +323,6 @@ def _using(checkpoints) -> None:
 def _identity(checkpoint: str) -> str | None:
     """The identity (:func:`reproducer.checkpoints.identity`) of a checkpoint named relative to the results root;
     ``None`` when it is not there."""
-    from reproducer.checkpoints import identity
-
     return identity(results_root() / checkpoint)
 
 

@@ -20,6 +20,7 @@ sizes and loss settings. A notebook's parameters override single fields::
 from __future__ import annotations
 
 from reproducer.errors import ReproducerError
+from reproducer.models import family as family_of
 from reproducer.train import Preset
 
 SCALES = ("smoke", "quick", "default", "paper")
@@ -43,6 +44,4 @@ __all__ = ["SCALES", "SEED_PRESETS", "Preset", "named", "preset"]
 def preset(family: str, name: str, **overrides) -> Preset:
     """The ``name`` preset of a model family of :mod:`reproducer.models` (``"skip-thought"``, ``"quick-thought"``,
     ``"paraphrastic"``, ``"consensus"``, ``"autoencoder"``) with some fields replaced (``None`` values ignored)."""
-    from reproducer.models import family as family_of
-
     return named(family_of(family).presets, name, **overrides)

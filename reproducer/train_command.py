@@ -25,6 +25,11 @@ from pathlib import Path
 
 from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.files import check_writable, write_json
+from reproducer.models import family, model
+from reproducer.notebook import folder_label, model_files, results_root
+from reproducer.presets import preset as preset_of
+from reproducer.runtime import default_device
+from reproducer.train import world
 
 
 def _distributed(device: str | None):
@@ -33,7 +38,6 @@ def _distributed(device: str | None):
     import torch
     import torch.distributed as dist
 
-    from reproducer.runtime import default_device
 
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1 or dist.is_initialized():
         return default_device(device)
@@ -81,11 +85,6 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
     """Train model ``name`` of :mod:`reproducer.models` at ``preset`` (``seconds`` or ``steps`` replace its budget;
     ``overrides``: other preset fields, e.g. ``precision="bf16"``) on its chapter's data; write checkpoint, log and
     bundle under ``out``; return a summary (paths, steps, seconds, final loss)."""
-    from reproducer.models import family, model
-    from reproducer.notebook import folder_label, model_files, results_root
-    from reproducer.presets import preset as preset_of
-    from reproducer.train import world
-
     entry = model(name)
     if entry.family == "baseline" or entry.parts:
         what = "a baseline (nothing to train)" if entry.family == "baseline" else f"a combination of {entry.parts}"

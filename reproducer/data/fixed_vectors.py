@@ -16,7 +16,11 @@ from functools import cached_property
 
 import numpy as np
 
+from reproducer.data.batches import TokenizedCorpus
 from reproducer.data.corpus import CorpusConfig
+from reproducer.data.training_data import TrainingData
+from reproducer.data.vectors import pretrained_channel
+from reproducer.data.vocab import SPECIALS, Vocabulary
 
 
 class FixedVectorData:
@@ -42,9 +46,6 @@ class FixedVectorData:
 
     @cached_property
     def _channel(self):
-        from reproducer.data.vocab import SPECIALS, Vocabulary
-        from reproducer.data.vectors import pretrained_channel
-
         return pretrained_channel(Vocabulary(list(SPECIALS)), self.vectors)
 
     @property
@@ -67,8 +68,6 @@ class FixedVectorData:
 
     def tokenized(self, split: str = "train"):
         """The corpus split as ids of :attr:`vocab` (words without a vector are ``<unk>``), built once."""
-        from reproducer.data.batches import TokenizedCorpus
-
         if split not in self._tokenized:
             self._tokenized[split] = TokenizedCorpus.from_corpus(self.corpus(split), self.vocab)
         return self._tokenized[split]
@@ -76,13 +75,9 @@ class FixedVectorData:
     @cached_property
     def counts(self) -> dict[str, int]:
         """Every word's count in the training split (e.g. SIF's word frequencies)."""
-        from reproducer.data.vocab import Vocabulary
-
         return Vocabulary.build(self.corpus().sentences, max_size=None).counts
 
     def training_data(self, split: str = "train"):
         """A :class:`~reproducer.data.training_data.TrainingData` of the split's ids, :attr:`vocab` and the fixed
         :attr:`table`."""
-        from reproducer.data.training_data import TrainingData
-
         return TrainingData(tokenized=self.tokenized(split), vocab=self.vocab, vectors=self.table)

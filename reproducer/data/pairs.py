@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reproducer.data.batches import EpochOrder, PairBatch, pad, sentence_ids
+from reproducer.data.loaders import load_ppdb_human, load_twitter_url
 from reproducer.data.vocab import Vocabulary
 from reproducer.errors import ReproducerError
 
@@ -32,8 +33,6 @@ class TrainingPair:
 def training_pairs(wiki_min_score: float = 4.0, *, twitter: bool = True) -> list[TrainingPair]:
     """The stand-in for PPDB XL (see the module docstring), deduplicated, in a fixed order: PPDB-wiki pairs
     by decreasing score, then the Twitter pairs in file order."""
-    from reproducer.data.loaders import load_ppdb_human, load_twitter_url
-
     wiki = sorted((p for p in load_ppdb_human("wiki") if p.score >= wiki_min_score), key=lambda p: -p.score)
     pairs = [TrainingPair(p.a, p.b, p.score, "ppdb-wiki") for p in wiki]
     if twitter:

@@ -3,7 +3,9 @@ vocabulary — the trained words, then every other word with a pre-trained vecto
 embeddings are trained from scratch."""
 from __future__ import annotations
 
+from reproducer.data.batches import TokenizedCorpus
 from reproducer.data.training_data import TrainingData
+from reproducer.data.vectors import pretrained_channel
 
 
 def with_pretrained_channel(corpus, data: TrainingData, vectors) -> TrainingData:
@@ -12,8 +14,5 @@ def with_pretrained_channel(corpus, data: TrainingData, vectors) -> TrainingData
     then every other word of the :class:`~reproducer.data.vectors.WordVectors` ``vectors``, so the small ids keep
     their meaning), and ``pretrained = (big vocabulary, rows)`` holds the fixed vectors (zero rows for words without
     one)."""
-    from reproducer.data.batches import TokenizedCorpus
-    from reproducer.data.vectors import pretrained_channel
-
     channel = pretrained_channel(data.vocab, vectors)
     return TrainingData(tokenized=TokenizedCorpus.from_corpus(corpus, channel[0]), vocab=data.vocab, pretrained=channel)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import functools
 
 from reproducer.data.batches import TokenizedCorpus
-from reproducer.data.vocab import Vocabulary
 from reproducer.data.training_data import TrainingData
+from reproducer.data.vocab import Vocabulary
 
 
 def word_ids(corpus, vocab_size: int | None) -> TrainingData:

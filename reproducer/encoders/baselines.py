@@ -10,20 +10,21 @@ from __future__ import annotations
 
 from typing import Callable
 
+from reproducer.data.loaders import load_sif_counts
+from reproducer.data.vectors import load_glove
 from reproducer.encoders.base import Encoder
+from reproducer.encoders.bow import RandomEncoder
+from reproducer.encoders.minilm import MiniLMEncoder
 from reproducer.errors import ReproducerError
 
 
 def _glove_bow() -> Encoder:
-    from reproducer.data.vectors import load_glove
     from reproducer.encoders.bow import word_average_encoder
 
     return word_average_encoder(load_glove(), name="glove-bow")
 
 
 def _sif_glove() -> Encoder:
-    from reproducer.data.loaders import load_sif_counts
-    from reproducer.data.vectors import load_glove
     from reproducer.encoders.bow import sif_encoder
 
     return sif_encoder(load_glove(), load_sif_counts(), name="sif-glove")
@@ -37,14 +38,10 @@ def _word2vec_bow() -> Encoder:
 
 
 def _minilm() -> Encoder:
-    from reproducer.encoders.minilm import MiniLMEncoder
-
     return MiniLMEncoder()
 
 
 def _random() -> Encoder:
-    from reproducer.encoders.bow import RandomEncoder
-
     return RandomEncoder(dim=4800, name="random-4800")
 
 

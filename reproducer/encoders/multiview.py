@@ -21,13 +21,22 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from reproducer.encoders.bundles import build_module, encoder_kind, module_spec, new_bundle, python_modules, \
-    save_encoder, savable
+from reproducer.data.vocab import Vocabulary
+from reproducer.encoders.bundles import (
+    build_module,
+    encoder_kind,
+    module_spec,
+    new_bundle,
+    python_modules,
+    savable,
+    save_encoder,
+)
 from reproducer.encoders.inputs import check_sentences
 from reproducer.encoders.layers import fixed_embedding, pool, remove_top_component
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
 from reproducer.errors import ReproducerError
+from reproducer.runtime import default_device
 
 POOLING = {  # Table 2, per view kind (training uses f's last state and g's average: each view's forward)
     "unsupervised": {"f": ("avg",), "g": ("avg",)},
@@ -207,9 +216,6 @@ class ViewSet:
     def from_bundle(cls, bundle: dict, device=None, *, view: str | None = None, pooling: str = "unsupervised"):
         """The encoder of one view (or ``"ensemble"``; by default the ensemble, or the only view of a single-view
         variant) under a pooling rule; ``view="all"``: the :class:`ViewSet` itself (every view, either rule)."""
-        from reproducer.data.vocab import Vocabulary
-        from reproducer.runtime import default_device
-
         device = default_device(device)
         views = cls({name: build_module(spec) for name, spec in bundle["views"].items()},
                     Vocabulary(bundle["vocab"]), bundle["name"], device=device)

@@ -22,8 +22,15 @@ from tqdm.auto import tqdm
 from reproducer.data.batches import pad, sentence_ids
 from reproducer.data.vectors import WordVectors
 from reproducer.data.vocab import SPECIALS, Vocabulary
-from reproducer.encoders.bundles import (build_module, encoder_kind, from_bundle, module_spec, new_bundle,
-                                         python_modules, save_encoder)
+from reproducer.encoders.bundles import (
+    build_module,
+    encoder_kind,
+    from_bundle,
+    module_spec,
+    new_bundle,
+    python_modules,
+    save_encoder,
+)
 from reproducer.encoders.inputs import check_sentences
 from reproducer.errors import ReproducerError
 from reproducer.runtime import default_device, inference

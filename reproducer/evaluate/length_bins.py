@@ -12,7 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from reproducer.data.loaders import STS_DATASETS, load_sts
 from reproducer.errors import ReproducerError
+from reproducer.evaluate.harness import encode_unique
+from reproducer.evaluate.protocols import cosine_correlations
 
 DEFAULT_EDGES = (4, 5, 6, 7, 8, 9)  # bins ≤4, 5, 6, 7, 8, 9, ≥10 (Wieting et al., Table 7)
 
@@ -41,8 +44,6 @@ def pair_length(a: str, b: str) -> int:
 def sts_pairs(years: Sequence[str] | None = None) -> pd.DataFrame:
     """Every scored pair of the SemEval STS years (default: all we have, STS12-16) as a frame with
     ``year, dataset, a, b, score, length``."""
-    from reproducer.data.loaders import STS_DATASETS, load_sts
-
     rows = [{"year": year, "dataset": name, "a": p.a, "b": p.b, "score": p.label, "length": pair_length(p.a, p.b)}
             for year in (years or list(STS_DATASETS)) for name, pairs in load_sts(year).items() for p in pairs]
     return pd.DataFrame(rows)
@@ -52,8 +53,6 @@ def binned_correlations(u: np.ndarray, v: np.ndarray, gold: np.ndarray, lengths:
                         edges: Sequence[int] = DEFAULT_EDGES) -> pd.DataFrame:
     """Per length bin: the number of pairs and the Pearson and Spearman correlations between
     ``cos(u_i, v_i)`` and ``gold``; one row per bin, in order (an empty bin has ``n = 0`` and NaN)."""
-    from reproducer.evaluate.protocols import cosine_correlations
-
     if not len(u) == len(v) == len(gold) == len(lengths):
         raise ReproducerError(f"Got {len(u)}, {len(v)}, {len(gold)} and {len(lengths)} rows; they must match.")
     bins = length_bin(lengths, edges)
@@ -70,8 +69,6 @@ def length_bin_scores(encoder, pairs: pd.DataFrame, edges: Sequence[int] = DEFAU
                       batch_size: int = 256) -> pd.DataFrame:
     """:func:`binned_correlations` of an encoder on ``pairs`` (a frame with ``a, b, score, length``, e.g.
     :func:`sts_pairs`); each distinct sentence is encoded once."""
-    from reproducer.evaluate.harness import encode_unique
-
     table = encode_unique(encoder, list(dict.fromkeys([*pairs.a, *pairs.b])), batch_size, progress=False)
     u, v = np.stack([table[s] for s in pairs.a]), np.stack([table[s] for s in pairs.b])
     return binned_correlations(u, v, pairs.score.to_numpy(float), pairs.length.to_numpy(), edges)

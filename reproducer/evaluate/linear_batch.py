@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reproducer.errors import ReproducerError
+from reproducer.runtime import default_device
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,6 @@ def fit_linear_models(x, targets, specs: list[LinearSpec], settings: TrainSettin
     """
     import torch
 
-    from reproducer.runtime import default_device
 
     if settings.loss not in ("ce", "mse"):
         raise ReproducerError(f"Unknown loss {settings.loss!r}: 'ce' or 'mse'.")

@@ -32,6 +32,7 @@ from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 
 from reproducer.evaluate.items import correct_items, scored_items
+from reproducer.runtime import default_device
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,6 @@ def relatedness(x_train: np.ndarray, y_train: np.ndarray, x_dev: np.ndarray, y_d
     use 6, as SentEval). Returns Pearson r, Spearman rho and MSE on test."""
     import torch
 
-    from reproducer.runtime import default_device
 
     device = default_device(device)
     gen = torch.Generator().manual_seed(config.seed)

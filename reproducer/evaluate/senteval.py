@@ -35,6 +35,7 @@ from sklearn.model_selection import StratifiedKFold
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.items import correct_items, scored_items
 from reproducer.evaluate.linear_batch import LinearSpec, TrainSettings, fit_linear_models
+from reproducer.evaluate.protocols import score_distribution
 
 
 def _check_features(*arrays: np.ndarray) -> None:
@@ -171,7 +172,6 @@ class SentEvalRelatednessConfig:
         """Pearson r, Spearman rho and MSE of the expected score on test; scores lie in 1..``n_classes``."""
         from scipy.stats import pearsonr, spearmanr
 
-        from reproducer.evaluate.protocols import score_distribution
 
         _check_features(x_train, x_dev, x_test)
         x = np.concatenate([x_train, x_dev])

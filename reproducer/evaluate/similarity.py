@@ -15,13 +15,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from reproducer.data.loaders import load_ppdb_human, load_sick, load_twitter_url_graded
+from reproducer.evaluate.harness import encode_unique
+from reproducer.evaluate.protocols import cosine_correlations
+from reproducer.evaluate.tasks import CONFIGS
+
 YEARS = ("STS12", "STS13", "STS14", "STS15")
 
 
 def pavlick_halves(seed: int = 0) -> dict[str, list]:
     """The Pavlick et al. PPDB pairs split once, at random with ``seed``, into ``dev`` and ``test`` halves."""
-    from reproducer.data.loaders import load_ppdb_human
-
     pairs = load_ppdb_human("ppdb")
     order = np.random.default_rng(seed).permutation(len(pairs))
     half = len(pairs) // 2
@@ -29,8 +32,6 @@ def pavlick_halves(seed: int = 0) -> dict[str, list]:
 
 
 def _cosine_scores(table: dict, a: list[str], b: list[str], gold) -> dict[str, float]:
-    from reproducer.evaluate.protocols import cosine_correlations
-
     return cosine_correlations(np.stack([table[s] for s in a]), np.stack([table[s] for s in b]),
                                np.asarray(gold, dtype=float))
 
@@ -40,10 +41,7 @@ def similarity_suite(encoder, *, seed: int = 0, batch_size: int = 256, config: s
     (see the module docstring). Every distinct sentence is encoded once. The suite scores cosines only, so of the
     evaluation ``config`` only its sample matters (:meth:`~reproducer.evaluate.tasks.EvalConfig.sample`: ``smoke``
     keeps 400 pairs a dataset; the others, all)."""
-    from reproducer.data.loaders import load_sick, load_twitter_url_graded
-    from reproducer.evaluate.harness import encode_unique
     from reproducer.evaluate.length_bins import sts_pairs
-    from reproducer.evaluate.tasks import CONFIGS
 
     sets: list[tuple[str, str, list, list, list, str]] = []
     for (year, name), group in sts_pairs(YEARS).groupby(["year", "dataset"], sort=False):

@@ -7,6 +7,7 @@ from typing import Callable, Iterable
 
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.harness import evaluate
+from reproducer.runtime import inference
 
 
 def curve_scores(tasks: Iterable = ("STS14",), config: str = "prototype", *,
@@ -33,8 +34,6 @@ def held_out_loss(batches: list) -> Callable[[object, int], dict[str, float]]:
         raise ReproducerError("held_out_loss needs at least one held-out batch.")
 
     def scores(fitted, step: int) -> dict[str, float]:
-        from reproducer.runtime import inference
-
         device = next(fitted.module.parameters()).device
         with inference(fitted.module):
             losses = [float(fitted.module(b.to(device) if hasattr(b, "to") else b)) for b in batches]

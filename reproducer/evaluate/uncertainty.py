@@ -12,6 +12,10 @@ from typing import Callable
 
 import numpy as np
 
+from reproducer.errors import ReproducerError
+from reproducer.evaluate.items import arrays, main_score
+from reproducer.evaluate.tasks import TASKS
+
 OUTCOMES = ("reproduced", "not reproduced", "inconclusive")
 
 
@@ -61,9 +65,6 @@ def task_replicates(results, task: str, resamples: int = 1000, seed: int = 0) ->
     tasks for a mean over tasks (each task resampled independently)."""
     import zlib
 
-    from reproducer.errors import ReproducerError
-    from reproducer.evaluate.items import arrays, main_score
-    from reproducer.evaluate.tasks import TASKS
 
     items = results.items.get(task)
     if items is None:

@@ -20,9 +20,11 @@ from typing import Callable
 
 import torch
 
+from reproducer import checkpoints
 from reproducer.encoders.layers import fixed_embedding
 from reproducer.encoders.multiview import COMBINE, EnsembleEncoder, ViewSet, make_view
 from reproducer.evaluate.harness import Results, evaluate
+from reproducer.runtime import default_device
 
 U_TASKS = ["STS12", "STS13", "STS14", "STS15", "STS16", "SICK-cos"]  # Table 3's "U" and Figure 1
 S_TASKS = ["SICK-R", "STSB-R"]  # "S": supervised similarity
@@ -61,14 +63,11 @@ class ProjectionSnapshots:
 
     def load(self) -> dict[int, torch.Tensor]:
         """Every kept step's projection (empty when none was kept)."""
-        from reproducer import checkpoints
-
         return checkpoints.load(self.path, what="projection snapshot file") if self.path.is_file() else {}
 
     def keep(self, step: int, view) -> None:
         """Add ``view.proj.weight`` (a :class:`~reproducer.encoders.multiview.LinearView`) as step ``step``."""
         snapshots = self.load()
-        from reproducer import checkpoints
 
         snapshots[step] = view.proj.weight.detach().cpu().clone()
         checkpoints.save(snapshots, self.path)
@@ -76,8 +75,6 @@ class ProjectionSnapshots:
     def encoder(self, step: int, vectors, vocab, dim: int):
         """Single-view g as it was at ``step`` (over the fixed ``vectors`` of ``vocab``, size ``dim``): its
         unsupervised test-time encoder (named ``"g"``)."""
-        from reproducer.runtime import default_device
-
         g = make_view("g", fixed_embedding(vectors), dim)
         with torch.no_grad():
             g.proj.weight.copy_(self.load()[step])

@@ -11,6 +11,8 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
+from reproducer.evaluate.analogy import SentenceAnalogy, analogy_accuracy, make_questions, mine_pairs, word_pairs
+
 
 def analogy_study(sentences: list[str], names: Iterable[str], encoder: Callable[[str], object], *,
                   per_category: int = 200, seed: int = 0) -> dict:
@@ -28,7 +30,6 @@ def mine_questions(sentences: list[str], per_category: int = 200, seed: int = 0)
     """``{"pairs": mined pairs, "questions": [question fields, ...]}``: questions ``A : B :: C : D`` mined from
     ``sentences`` (up to ``per_category`` per Google analogy category)."""
     from reproducer.data.loaders import load_google_analogy
-    from reproducer.evaluate.analogy import make_questions, mine_pairs, word_pairs
 
     mined = mine_pairs(sentences, word_pairs(load_google_analogy()))
     questions = make_questions(mined, per_category=per_category, seed=seed)
@@ -39,8 +40,6 @@ def answer(encoder, study: dict) -> dict:
     """:func:`~reproducer.evaluate.analogy.analogy_accuracy` of ``encoder`` on the questions of ``study``
     (:func:`mine_questions`), with ``hits``: which questions it answered right (a string of ``0``/``1``, the
     per-item outcomes of a bootstrap interval)."""
-    from reproducer.evaluate.analogy import SentenceAnalogy, analogy_accuracy
-
     questions = [SentenceAnalogy(**q) for q in study["questions"]]
     out = analogy_accuracy(encoder, questions)
     out["hits"] = "".join("1" if a == q.d else "0" for a, q in zip(out["answers"], questions))

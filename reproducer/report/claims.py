@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.evaluate.tasks import points_scale
+from reproducer.evaluate.uncertainty import judge
 
 #: Colours of the outcome column (green, red, grey).
 COLOURS = {"reproduced": "color: #1a7f37; font-weight: bold", "not reproduced": "color: #b42318; font-weight: bold",
@@ -46,8 +48,6 @@ class Evidence:
         self._cache: dict = {}
 
     def score(self, name: str, task: str, replicates: bool = False):
-        from reproducer.evaluate.tasks import points_scale
-
         key = (name, task, replicates)
         if key not in self._cache:
             if (name, task) in self.samples:
@@ -106,8 +106,6 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
     quantity on each of ``seeds`` (training noise; at least two, else it is left out). Columns: claim, outcome,
     ours (value and 95% interval), threshold, paper, numbers, noise (what the interval includes), and the raw
     ``value``, ``low``, ``high``."""
-    from reproducer.evaluate.uncertainty import judge
-
     rows = []
     for c in claims:
         seed_values = [float(c.quantity(e, False)) for e in seeds] if seeds and len(seeds) >= 2 else None
@@ -128,8 +126,6 @@ def point_claim(claim: str, value: float | None, threshold: float, *, at_most: b
     """A claim row (as :func:`check` makes) for a quantity without test items (a timing, a training curve):
     judged on the spread of ``seed_values`` (repeated measurements, or the same quantity per training seed: say
     which in ``spread``, e.g. ``"training seeds"``) when given, else on the value alone; ``None``: not checked."""
-    from reproducer.evaluate.uncertainty import judge
-
     if value is None or np.isnan(float(value)):
         return {"claim": claim, "outcome": "not checked", "ours": "", "threshold": f"{'≤' if at_most else '≥'} "
                 f"{threshold:g}", "paper": paper, "numbers": numbers, "noise": noise, "value": np.nan,

@@ -13,8 +13,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reproducer.evaluate import Results
+from reproducer.evaluate.tasks import TASKS as ALL
+from reproducer.evaluate.tasks import points_scale
 from reproducer.files import read_json
 from reproducer.models import DECLARATIONS, MODELS, PAPERS, published_names
+from reproducer.notebook import slug
 
 #: The tasks of the one table, in order (SentEval's transfer tasks, then STS).
 TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15",
@@ -25,9 +29,6 @@ def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
     """``(results, file)`` for a :class:`~reproducer.papers.Model`: its chapter's cached evaluation at ``preset``
     (chapter 00b's ``<name>.json``; the row and part its declaration's ``scored_as`` names, e.g. chapter 04's Table 6
     row; else ``eval_<name>.json``), or ``(None, None)`` when its chapter did not evaluate it on the tasks."""
-    from reproducer.evaluate import Results
-    from reproducer.notebook import slug
-
     folder = Path(root) / model.chapter / preset
     if not model.scored:
         return None, None
@@ -50,8 +51,6 @@ def training_of(model, preset: str = "default", root: str | Path = "results") ->
     """Training seconds, sentences (examples) seen and trainable parameters of ``model`` from its chapter's training
     records (a combination sums its parts; parameters are missing from records written before they were recorded);
     empty for a baseline or a model without a record."""
-    from reproducer.notebook import slug
-
     folder = Path(root) / model.chapter / preset
     names = model.parts or (model.name,)
     records = [read_json(folder / f"{slug(n)}_training.json") for n in names]
@@ -67,7 +66,6 @@ def one_table(preset: str = "default", root: str | Path = "results", tasks=TASKS
     """One row per model of the book whose chapter scored it at ``preset``: paper, chapter, protocol, vector size
     (``dimension``, when its results record it), trainable parameters, training seconds, sentences seen and each of
     ``tasks``' main score in points (accuracy %, correlations × 100), indexed by model name."""
-    from reproducer.evaluate.tasks import points_scale
     rows = []
     for model in MODELS.values():
         results, path = evaluation_of(model, preset, root)
@@ -91,7 +89,6 @@ def paper_vs_ours(table: pd.DataFrame) -> pd.DataFrame:
     (:func:`~reproducer.report.published.published`, the model's published names; the model's own paper first, else
     the first table that prints it; chapter 04's MV ensemble against the paper's closest setting): model, task, paper
     (the publication, cited), published and ours in points, and their difference."""
-    from reproducer.evaluate.tasks import TASKS as ALL
     from reproducer.report.published import published
 
     rows = []
@@ -145,8 +142,6 @@ def best_neighbours(preset: str = "default", root: str | Path = "results", chose
     encoders) of each paper's encoder in ``chosen`` (default :func:`best`) at ``preset``, on the queries they all share,
     the encoder labelled with its paper; the chapters without one are left out (compare the labels with ``chosen``).
     Empty when none has one."""
-    from reproducer.notebook import slug
-
     frames = []
     for paper, (chapter, encoder) in (chosen or best()).items():
         folder = Path(root) / chapter / preset

@@ -25,7 +25,11 @@ import numpy as np
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.evaluate.tasks import points_scale
 from reproducer.models import DECLARATIONS
+from reproducer.models import family as family_of
+from reproducer.notebook import slug
+from reproducer.presets import preset
 
 #: The transfer tasks whose mean is the first score: those of Quick-Thoughts' Figure 2 (chapter 02's efficiency study).
 TRANSFER = ("SICK-R", "MRPC", "MR", "CR", "SUBJ", "MPQA")
@@ -53,8 +57,6 @@ def pairs_lines() -> set[str]:
 def budget_preset(family: str, scale: str, seconds: float, points: int):
     """``family``'s ``scale`` preset (its sizes, data and optimiser unchanged) trained for ``seconds`` of training time
     only (no step budget) and scored every ``seconds / points`` training seconds."""
-    from reproducer.presets import preset
-
     if seconds <= 0 or points < 1:
         raise ReproducerError(f"The budget must be above 0 seconds with at least one point, got {seconds} s and "
                               f"{points} point(s).")
@@ -75,7 +77,6 @@ def score_encoder(encoder, config: str = "fast", transfer=TRANSFER, sts=STS) -> 
     × 100) under the ``config`` protocol, ``STS`` (mean weighted Pearson r × 100 over ``sts``, cosine: nothing is
     trained) and each task's score."""
     from reproducer.evaluate.harness import evaluate
-    from reproducer.evaluate.tasks import points_scale
 
     transfer, sts = list(transfer), list(sts)
     main = {}
@@ -127,9 +128,6 @@ class EqualCompute:
     def unit(self, label: str, seed: int) -> dict:
         """Line ``label`` trained with ``seed``: its curve (``points``: training seconds, step, FLOPs and scores at
         each evaluation point), steps per second and the budget, cached as ``equal_<label>_seed<seed>.json``."""
-        from reproducer.models import family as family_of
-        from reproducer.notebook import slug
-
         if label not in all_lines():
             raise ReproducerError(f"Unknown line {label!r}; choose one of {', '.join(all_lines())}.")
         family_name, variant = all_lines()[label]
@@ -156,7 +154,6 @@ class EqualCompute:
         lines are at each point, cached as ``equal_reference_<name>.json``: ``name`` and :func:`score_encoder`'s
         scores."""
         from reproducer.encoders.baselines import BASELINES, load_baseline
-        from reproducer.notebook import slug
 
         if name not in BASELINES:
             raise ReproducerError(f"Unknown reference {name!r}; choose one of {', '.join(BASELINES)}.")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproducer.files import read_json, stored_json
+from reproducer.gpu_run import PLANS
 
 #: The tasks and metrics of Logeswaran & Lee's Table 1 (as chapter 02's ``TABLE1_COLUMNS``).
 TABLE1 = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc"), ("TREC", "acc"), ("MRPC", "acc"),
@@ -35,8 +36,6 @@ def latest(root: str | Path) -> dict | None:
 def empty_state(root: str | Path) -> str:
     """The sentence a chapter shows while no GPU run is committed: what the plan would do and, from our FLOP counts
     (``results/bench/epoch_paper.json``), how much of our corpus its budget covers."""
-    from reproducer.gpu_run import PLANS
-
     plan = PLANS["paper"]
     epoch = {r["model"]: r for r in read_json(Path(root) / "bench" / "epoch_paper.json") or []}
     qt = epoch.get("uni-QT")

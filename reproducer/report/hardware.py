@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.models import DECLARATIONS
 
 COLUMNS = ["paper", "figure", "quantity", "paper's value", "paper's hardware", "ours", "our hardware",
            "ours / paper", "note"]
@@ -21,8 +22,6 @@ COLUMNS = ["paper", "figure", "quantity", "paper's value", "paper's hardware", "
 def hardware_table(preset: str = "default", root: str | Path = "results", hardware: str = "2-core CPU") -> pd.DataFrame:
     """Every paper timing the chapters measured at ``preset`` (:data:`COLUMNS`), read from ``root``; the chapters
     not yet run are left out. Raises when none has run."""
-    from reproducer.models import DECLARATIONS
-
     root = Path(root)
     timed = [p for p in DECLARATIONS.values() if p.timings]
     rows = [row for p in timed for row in p.timing_rows(root / p.chapter / preset, hardware)]

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from reproducer.models import published_names
+
 
 @lru_cache(maxsize=1)
 def _table() -> pd.DataFrame:
@@ -33,8 +35,6 @@ def compare(ours: pd.DataFrame, encoder: str) -> pd.DataFrame:
     with the published value, ours and the difference (ours - published); the published rows are those
     :mod:`reproducer.models` names for the encoder (e.g. GloVe averaging for ``glove-bow``). ``ours`` is
     ``Results.to_frame()`` (several encoders may be stacked)."""
-    from reproducer.models import published_names
-
     rows = published(model=published_names(encoder)).rename(columns={"value": "published"})
     mine = ours[ours.encoder == encoder].set_index(["task", "metric"])["value"]
     rows["ours"] = [mine.get((t, m), float("nan")) for t, m in zip(rows.task, rows.metric)]

@@ -16,6 +16,7 @@ import pandas as pd
 
 from reproducer.errors import ReproducerError
 from reproducer.models import DECLARATIONS
+from reproducer.report.claims import COLOURS
 
 
 def chapters() -> dict[str, tuple[str, str]]:
@@ -75,8 +76,6 @@ def scorecard_table(card: pd.DataFrame, link: str = "{chapter}.html"):
     """``card`` as a Styler: paper, claim, outcome (coloured as in every chapter), ours with its 95% interval, the
     threshold the wording sets, the paper's number, the numbers behind the outcome, and the chapter as a link (``link`` formats its target from the
     chapter's folder name; the default works from the book's pages, which sit side by side)."""
-    from reproducer.report.claims import COLOURS
-
     shown = card[["paper", "claim", "outcome", "ours", "threshold", "published", "numbers", "chapter"]].copy()
     shown["chapter"] = [f'<a href="{link.format(chapter=c)}">{c[:2]}</a>' for c in shown["chapter"]]
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"]).format(na_rep="")

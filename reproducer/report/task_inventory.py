@@ -8,6 +8,7 @@ import random
 
 import pandas as pd
 
+from reproducer.evaluate.harness import sentences_of
 from reproducer.evaluate.tasks import TASKS, Task
 from reproducer.models import DECLARATIONS
 
@@ -60,8 +61,6 @@ def sample_records(task: Task, n: int = 3, seed: int = 0) -> pd.DataFrame:
 
 def sentence_lengths(task: Task, n: int = 2000, seed: int = 0) -> list[int]:
     """Whitespace-token lengths of up to ``n`` random sentences of a task (both sides of pairs)."""
-    from reproducer.evaluate.harness import sentences_of
-
     sentences = sentences_of(task.load())
     rng = random.Random(seed)
     sample = rng.sample(sentences, min(n, len(sentences)))

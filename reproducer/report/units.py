@@ -15,7 +15,11 @@ from typing import Callable
 
 import pandas as pd
 
+from reproducer.data.corpus import CorpusConfig
 from reproducer.notebook import slug
+from reproducer.presets import SEED_PRESETS, preset
+from reproducer.report.analogies import answer, mine_questions
+from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 
 
 class ModelProducts:
@@ -48,8 +52,6 @@ class ModelProducts:
     def neighbours(self, name: str) -> pd.DataFrame:
         """Model ``name``'s ``k`` nearest pool sentences for each query (rows of
         :func:`~reproducer.report.explorer.neighbour_frame`): ``neighbours_<name>.csv``."""
-        from reproducer.report.explorer import NeighbourIndex, neighbour_frame
-
         return self.run.frame(f"neighbours_{slug(name)}", lambda: neighbour_frame(
             [NeighbourIndex.build(self.encoder(name), self.pool[0], name=name)], self.pool[1], self.k))
 
@@ -60,15 +62,11 @@ class ModelProducts:
     def questions(self, sentences: Callable[[], list[str]], per_category: int = 200) -> dict:
         """The analogy questions mined from ``sentences()`` (the training corpus; called only when not cached):
         ``analogy_questions.json`` (:func:`~reproducer.report.analogies.mine_questions`)."""
-        from reproducer.report.analogies import mine_questions
-
         return self.run.json("analogy_questions", lambda: mine_questions(sentences(), per_category, self.seed))
 
     def analogy(self, name: str, sentences: Callable[[], list[str]]) -> dict | None:
         """Model ``name``'s answers to the analogy questions (:func:`~reproducer.evaluate.analogy.analogy_accuracy`):
         ``analogy_<name>.json``; ``None`` when the corpus gave no question."""
-        from reproducer.report.analogies import answer
-
         study = self.questions(sentences)
         if not study["questions"]:
             return None
@@ -93,8 +91,6 @@ def seed_siblings(own, run, preset_name: str, seed: int, seeds: int, make: Calla
     (:data:`~reproducer.presets.SEED_PRESETS`) in its sibling run (:meth:`~reproducer.notebook.NotebookRun.sibling`,
     the budget parameters reset), made by ``make(sibling_run, seed_preset, seed)`` and declared; ``own`` itself for
     its own seed when it is at that preset."""
-    from reproducer.presets import SEED_PRESETS
-
     name = SEED_PRESETS[preset_name]
     out = []
     for k in range(seeds):
@@ -124,8 +120,6 @@ class ChapterModels:
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
                  pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None):
-        from reproducer.data.corpus import CorpusConfig
-
         self.run, self.settings, self.seed, self.progress = run, settings, seed, progress
         self.tasks = list(tasks)
         self.extra_tasks = tuple(t for t in (self.EXTRA_TASKS if extra_tasks is None else extra_tasks)
@@ -170,8 +164,6 @@ class ChapterModels:
         (:data:`~reproducer.presets.SEED_PRESETS`: ``quick`` for ``quick`` and ``default``, where only seed 0 trains
         long), each in its run's folder (:meth:`~reproducer.notebook.NotebookRun.sibling`), its settings declared;
         these models themselves for their own seed when they are at that preset."""
-        from reproducer.presets import preset
-
         return seed_siblings(self, self.run, self.settings.name, self.seed, seeds,
                              lambda run, name, seed: self.sibling(
                                  run, preset(self.family, name, eval_config=self.settings.eval_config), seed))

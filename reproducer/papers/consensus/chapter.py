@@ -18,14 +18,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reproducer.data.fixed_vectors import FixedVectorData
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.harness import Results
+from reproducer.evaluate.training_curve import combined, held_out_loss
+from reproducer.evaluate.views import ROWS, ProjectionSnapshots, RowEncoders, curve_callback
 from reproducer.files import read_json
+from reproducer.models import family
+from reproducer.notebook import slug
 from reproducer.papers.consensus import PAPER
-from reproducer.report.claims import verdict
+from reproducer.report.claims import Claim, Evidence, point_claim, verdict
 from reproducer.report.published import published
 from reproducer.report.tables import log_table, paper_table
 from reproducer.report.units import ChapterModels
+from reproducer.runtime import default_device
 
 #: Figure 1's runs: SV-g before SV-f (SV f's ensemble borrows SV g at the same step).
 CURVES = ("MV", "SV-g", "SV-f")
@@ -272,8 +278,6 @@ class ConsensusModels(ChapterModels):
 
     def __init__(self, run, settings, *, groups: dict[str, list[str]], seed: int = 0, progress: bool = True,
                  pool_size: int = 20000, n_queries: int = 8):
-        from reproducer.evaluate.views import ProjectionSnapshots, RowEncoders
-
         tasks = [t for g in ("U", "S", "B", "M") for t in groups[g]]
         super().__init__(run, settings, tasks=tasks, seed=seed, progress=progress, pool_size=pool_size,
                          n_queries=n_queries)
@@ -290,23 +294,15 @@ class ConsensusModels(ChapterModels):
     def data(self):
         """The fixed word vectors and the corpus as their ids (a
         :class:`~reproducer.data.fixed_vectors.FixedVectorData`, loaded on first use)."""
-        from reproducer.data.fixed_vectors import FixedVectorData
-
         return FixedVectorData(self.corpus_config, self.settings.word2vec_dim)
 
     def settings_record(self) -> dict:
-        from reproducer.runtime import default_device
-
         return {"consensus": self.settings.to_dict(), "seed": self.seed, "device": str(default_device()),
                 **self.groups}
 
     def fit(self, name: str, variant: str | None = None, config=None):
         """The :class:`~reproducer.train.Fitted` variant ``name`` (``variant`` and ``config``: another reading's
         runs), trained or reloaded by ``run.model``, with its held-out loss and, for :data:`CURVES`, Figure 1's U."""
-        from reproducer.evaluate.training_curve import combined, held_out_loss
-        from reproducer.evaluate.views import curve_callback
-        from reproducer.models import family
-
         config = config or self.settings
         variant = variant or name
 
@@ -359,7 +355,6 @@ class ConsensusModels(ChapterModels):
         from reproducer.encoders.baselines import load_baseline
         from reproducer.encoders.bow import sif_encoder, word_average_encoder
         from reproducer.evaluate import evaluate, quick_look
-        from reproducer.notebook import slug
 
         make = {"word2vec avg (ours)": lambda: word_average_encoder(self.data.vectors),
                 "word2vec SIF (ours)": lambda: sif_encoder(self.data.vectors, self.data.counts),
@@ -374,8 +369,6 @@ class ConsensusModels(ChapterModels):
         runs of the other reading, ``"baselines"`` for Table 4's), computed right after it trains and cached: its
         training record; every row of ``rows`` (by default all of Table 3) whose variants are now all trained; with
         ``neighbours`` the neighbour tables it completes."""
-        from reproducer.evaluate.views import ROWS
-
         if name == "reading":
             self.reading()
             return
@@ -397,8 +390,6 @@ class ConsensusModels(ChapterModels):
     def evidence(self, baselines: bool = True):
         """This seed's :class:`~reproducer.report.claims.Evidence`: each claim row's unsupervised results as
         ``"<row> U"`` and supervised ones as ``"<row> S"``, and Table 4's baselines as ``"<name> U"``."""
-        from reproducer.report.claims import Evidence
-
         results = {}
         for row in CLAIM_ROWS:
             record = self.row(row)
@@ -424,8 +415,6 @@ def multiview_claims(groups: dict[str, list[str]]) -> list:
     smallest of the four gaps), the MV ensemble beats its views, ensembles of independent views do not help,
     f–g beats f1–f2 and g1–g2, and the MV ensemble beats the other unsupervised methods of Table 4 but GloVe+UP
     (ours: averages and SIF on our word2vec and on GloVe-50d)."""
-    from reproducer.report.claims import Claim
-
     def score(ev, row, group, r):
         return _group_score(ev, row, group, groups, r)
 
@@ -478,8 +467,6 @@ def multiview_claims(groups: dict[str, list[str]]) -> list:
 def figure1_claim(fig1: pd.DataFrame, seed_frames: list[pd.DataFrame]) -> dict:
     """"At every checkpoint of Figure 1, MV ≥ SV for f, g and the ensemble": the smallest MV − SV gap (U) over the
     checkpoints and the three pairs, judged on its spread over the seeds' Figure 1 frames (:func:`figure1_frame`)."""
-    from reproducer.report.claims import point_claim
-
     pairs = [("MV f", "SV f"), ("MV g", "SV g"), ("MV ensemble", "SV ensemble")]
 
     def smallest(frame):

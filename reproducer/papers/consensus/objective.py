@@ -26,11 +26,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from reproducer.data.batches import ContiguousSampler
+from reproducer.data.fixed_vectors import FixedVectorData
 from reproducer.encoders.layers import fixed_embedding, remove_top_component
 from reproducer.encoders.multiview import ViewSet, make_view
 from reproducer.errors import ReproducerError
+from reproducer.flops import rnn_token_macs, training_flops
 from reproducer.objectives.context import context_loss, context_targets
-from reproducer.train import Preset
+from reproducer.runtime import default_device, seed_everything
+from reproducer.train import Preset, fit_module
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,8 +176,6 @@ def batch_flops(model: Consensus, batch) -> float:
     ``W · d`` — the products with the fixed word vectors (``W``) need no input gradient; per agreement term of the
     variant an ``N × N`` score matrix of ``N² · d``; removing each view's top component costs ``2 N d`` per power
     iteration, without gradients."""
-    from reproducer.flops import rnn_token_macs, training_flops
-
     tokens, n = int(batch.lengths.sum()), len(batch)
     fixed = sum(rnn_token_macs(view, "input") or view.proj.in_features * view.proj.out_features
                 for view in model.views.values())
@@ -186,23 +188,17 @@ def batch_flops(model: Consensus, batch) -> float:
 def training_data(variant: str, preset: ConsensusPreset):
     """What :func:`fit_consensus` reads at ``preset``, as chapter 04 builds it: our word2vec of ``word2vec_dim``
     (cached on disk), the vocabulary of every word it covers and the training split as ids of it."""
-    from reproducer.data.fixed_vectors import FixedVectorData
-
     return FixedVectorData.of(preset).training_data()
 
 
 def sampler(variant, preset: ConsensusPreset, data, seed: int = 0):
     """The step-indexed batches of contiguous sentences :func:`fit_consensus` trains on (also the held-out batches of
     a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
-    from reproducer.data.batches import ContiguousSampler
-
     return ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
 
 
 def held_out_data(variant, preset: ConsensusPreset, data):
     """The held-out books as ids of the training vocabulary, with the same fixed vectors."""
-    from reproducer.data.fixed_vectors import FixedVectorData
-
     return FixedVectorData.of(preset).training_data("valid")
 
 
@@ -213,9 +209,6 @@ def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, chec
     trained views as a :class:`~reproducer.encoders.multiview.ViewSet` (encodes with the unsupervised ensemble;
     ``.encoders(rule)`` gives each view under either pooling rule); ``evaluate(fitted, step)`` is called at the
     preset's evaluation points (in eval mode, without gradients). Returns a :class:`~reproducer.train.Fitted`."""
-    from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import fit_module
-
     variant = VARIANTS[variant] if isinstance(variant, str) and variant in VARIANTS else variant
     if not isinstance(variant, Variant):
         raise ReproducerError(f"Unknown consensus variant {variant!r}; choose one of {', '.join(VARIANTS)}.")

@@ -19,10 +19,21 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from reproducer.encoders.attention import AAEConfig
+from reproducer.encoders.recurrent import RecurrentConfig
 from reproducer.errors import ReproducerError
+from reproducer.evaluate import Results
 from reproducer.files import read_json
+from reproducer.notebook import results_root, slug
 from reproducer.papers.mean_max_aae import PAPER
-from reproducer.papers.mean_max_aae.averages import task_averages
+from reproducer.papers.mean_max_aae.averages import TASK_SETS, task_averages
+from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
+from reproducer.papers.mean_max_aae.training import trainable
+from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
+from reproducer.report.claims import Claim, point_claim
+from reproducer.report.plots import curves as loss_curves
+from reproducer.report.plots import score_curves
+from reproducer.report.tables import paper_table
 
 #: Zhang et al.'s Table 1 columns: column -> (task, metric) in our results and in ``published.csv``.
 TABLE1 = {"MR": ("MR", "acc"), "CR": ("CR", "acc"), "SUBJ": ("SUBJ", "acc"), "MPQA": ("MPQA", "acc"),
@@ -55,26 +66,18 @@ def transfer_row(results) -> dict:
 
 def set_averages(row) -> dict:
     """The macro and micro averages of a row's 8 task accuracies over the paper's task sets, keyed (set, kind)."""
-    from reproducer.papers.mean_max_aae.averages import TASK_SETS
-
     frame = task_averages({t: row[t] for t in EIGHT})
     return {(s, kind): frame.loc[s, kind] for s in TASK_SETS for kind in ("macro", "micro")}
 
 
 def paper_rows() -> pd.DataFrame:
     """The paper's Table 3 and Table 1 rows, one per model, columns (task, metric)."""
-    from reproducer.report.tables import paper_table
-
     return paper_table(PAPER.key, ["Table 3", "Table 1"], columns=["task", "metric"])
 
 
 def earlier_results(run, chapter: str, name: str):
     """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` stored by an earlier ``chapter`` in the folder
     of the same name as ``run``'s (the same preset, seed and parameters), or ``None`` when it has none."""
-    from reproducer.evaluate import Results
-    from reproducer.files import read_json
-    from reproducer.notebook import results_root, slug
-
     found = read_json(results_root() / chapter / run.dir.name / f"eval_{slug(name)}.json")
     return None if found is None else Results.from_json(found)
 
@@ -83,8 +86,6 @@ def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
     """Model ``name``'s neighbour table stored by an earlier ``chapter`` in the folder of the same name as ``run``'s
     (:meth:`~reproducer.report.units.ModelProducts.neighbours`; the same queries and pool when both chapters draw them
     alike), or an empty table."""
-    from reproducer.notebook import results_root, slug
-
     path = results_root() / chapter / run.dir.name / f"neighbours_{slug(name)}.csv"
     return pd.read_csv(path) if path.is_file() else pd.DataFrame(columns=["query", "encoder", "rank", "neighbour",
                                                                            "cosine"])
@@ -196,8 +197,6 @@ def training_figure(training: dict[str, dict], curves: dict[str, dict]):
     ``curves`` logs (:func:`curve_logs`) against training minutes."""
     import matplotlib.pyplot as plt
 
-    from reproducer.report.plots import curves as loss_curves
-    from reproducer.report.plots import score_curves
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
     loss_curves(training, "loss", axes[0], x="step", xlabel="batch", ylabel="label-smoothed cross-entropy",
@@ -256,11 +255,6 @@ def model_sizes() -> pd.DataFrame:
     words, 20k words), by part, beside the paper's counts (section 4.4)."""
     import torch
 
-    from reproducer.encoders.attention import AAEConfig
-    from reproducer.encoders.recurrent import RecurrentConfig
-    from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
-    from reproducer.papers.mean_max_aae.training import trainable
-    from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
 
     with torch.device("meta"):
         aae = MeanMaxAAE(np.zeros((8, 300), np.float32), AAEConfig(21600, 300, 2048, 4096))
@@ -362,8 +356,6 @@ def autoencoder_claims(eight: list[str], skip_thought: bool) -> list:
     RAE at every pooling, and (when chapter 01's ``skip_thought`` results are in the evidence as ``combine-skip``) the
     mean-max AAE beats combine-skip. The timing and attention claims have no test items: :func:`timing_claim`,
     :func:`attention_claim`."""
-    from reproducer.report.claims import Claim
-
     def macro(ev, name, reps):
         return ev.mean(name, eight, reps)
 
@@ -393,8 +385,6 @@ def timing_claim(repeats: list[dict[str, float]], paper_minutes: pd.Series) -> d
     """"The AAE trains faster per batch than the RAE and than skip-thought" (section 4.4): the faster of the two
     others' minutes per 1000 batches over the AAE's, ≥ 1, judged on the spread of the timing repeats (each
     :func:`our_minutes`); ``paper_minutes``: the paper's minutes per 1000 batches by model (:func:`paper_timing`)."""
-    from reproducer.report.claims import point_claim
-
     ratios = [min(m["mean-max RAE"], m["skip-thought (uni)"]) / m["mean-max AAE"] for m in repeats]
     last = repeats[0]
     return point_claim("The AAE trains faster per batch than the RAE and than skip-thought (section 4.4)",
@@ -407,8 +397,6 @@ def timing_claim(repeats: list[dict[str, float]], paper_minutes: pd.Series) -> d
 def attention_claim(z_mean: float, seeds: list[float]) -> dict:
     """"The mean plays a greater role" (Figure 2): the mean-max AAE decoder's mean attention on ``z_mean`` over
     held-out tokens, > 0.5, judged on its spread over the training seeds (``seeds``: the same statistic per seed)."""
-    from reproducer.report.claims import point_claim
-
     return point_claim("The decoder attends more to z_mean than to z_max (Figure 2: mean attention > 0.5)",
                        z_mean, 0.5, unit="{:.3f}", seed_values=seeds if len(seeds) >= 2 else None,
                        paper="the mean plays a greater role", noise="one run", spread="training seeds",

@@ -22,6 +22,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from reproducer.data.batches import SentenceSampler
+from reproducer.data.fixed_vectors import FixedVectorData
 from reproducer.encoders.attention import (
     AAEConfig,
     FeedForward,
@@ -33,8 +35,11 @@ from reproducer.encoders.attention import (
     token_mask,
 )
 from reproducer.encoders.layers import fixed_embedding
+from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
-from reproducer.train import Preset
+from reproducer.flops import rnn_token_macs, training_flops
+from reproducer.runtime import default_device, inference, seed_everything
+from reproducer.train import Preset, fit_module
 
 VARIANTS = {  # Table 3: name -> (family, pooling)
     "mean-max AAE": ("AAE", ("max", "avg")), "mean AAE": ("AAE", ("avg",)), "max AAE": ("AAE", ("max",)),
@@ -199,8 +204,6 @@ def batch_flops(model: MeanMaxAAE, batch) -> float:
     ``L_i (L_i + 1) d_m``. RAE: the LSTMs (:func:`~reproducer.flops.rnn_token_macs`) instead of the encoder block and
     the decoder's self-attention and feed-forward. The products with the fixed word vectors (the projections ``3W d_m``
     of encoder and decoder, the LSTMs' input weights) need no input gradient."""
-    from reproducer.flops import rnn_token_macs, training_flops
-
     c = model.config
     w, m, f, v, p = c.word_dim, c.d_model, c.d_ff, c.vocab_size, len(c.pooling)
     lengths = batch.lengths.to(torch.float64)
@@ -229,32 +232,24 @@ def build_autoencoder(variant: str, preset, vectors: np.ndarray) -> MeanMaxAAE:
 def sentence_encoder(model: MeanMaxAAE, vocab, name: str, *, normalize_halves: bool = False, device=None):
     """The test-time encoder of a trained model (a :class:`~reproducer.encoders.trained.TokenEncoder` over a
     :class:`~reproducer.encoders.attention.SentenceVector`)."""
-    from reproducer.encoders.trained import TokenEncoder
-
     return TokenEncoder(SentenceVector(model.encoder, vocab.eos_id, normalize_halves), vocab, name, device=device)
 
 
 def training_data(variant: str, preset: AutoencoderPreset):
     """What :func:`fit_autoencoder` reads at ``preset``, as chapter 05 builds it (the fixed word2vec vectors of
     :class:`~reproducer.data.fixed_vectors.FixedVectorData`, most frequent words first)."""
-    from reproducer.data.fixed_vectors import FixedVectorData
-
     return FixedVectorData.of(preset).training_data()
 
 
 def sampler(variant: str, preset: AutoencoderPreset, data, seed: int = 0):
     """The step-indexed batches of unordered sentences :func:`fit_autoencoder` trains on (also the held-out batches
     of a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
-    from reproducer.data.batches import SentenceSampler
-
     return SentenceSampler(data.tokenized, preset.batch_size, eos=data.vocab.eos_id, min_tokens=preset.min_tokens,
                            max_tokens=preset.max_tokens, seed=seed, bucket=preset.bucket)
 
 
 def held_out_data(variant: str, preset: AutoencoderPreset, data):
     """The held-out books as ids of the training vocabulary, with the same fixed vectors."""
-    from reproducer.data.fixed_vectors import FixedVectorData
-
     return FixedVectorData.of(preset).training_data("valid")
 
 
@@ -265,9 +260,6 @@ def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint
     resume from ``checkpoint`` when present. ``evaluate(fitted, step) -> dict`` is called at the preset's evaluation
     points. Returns a :class:`~reproducer.train.Fitted` whose test-time encoder (also the one ``evaluate`` sees) pools
     with ``normalize_halves`` (each pooled half scaled to unit length, as the authors' evaluation code)."""
-    from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import fit_module
-
     vocab, vectors = data.vocab, data.vectors
     if len(vectors) != len(vocab):
         raise ReproducerError(f"{len(vectors)} word vectors for a vocabulary of {len(vocab)} words.")
@@ -290,8 +282,6 @@ def held_out_statistics(model: MeanMaxAAE, batches) -> dict:
     accuracy** (share of target tokens whose most probable word is the right one; words outside the output
     vocabulary are the target ``<unk>``) and the decoder's **mean attention weight on each pooled vector** (Zhang et al.
     Figure 2; weights averaged over heads, then over every decoding step)."""
-    from reproducer.runtime import inference
-
     device = next(model.parameters()).device
     correct = tokens = 0
     weight = torch.zeros(len(model.config.pooling), device=device)
@@ -312,8 +302,6 @@ def held_out_statistics(model: MeanMaxAAE, batches) -> dict:
 def decoder_attention(model: MeanMaxAAE, ids: torch.Tensor) -> tuple[np.ndarray, list[str]]:
     """Figure 2 for one sentence (``ids`` of its words, ``</s>`` included): ``(heads, steps, k)`` weights of each
     decoding step on the pooled vectors, and their names (``z_max``, ``z_mean``)."""
-    from reproducer.runtime import inference
-
     device = next(model.parameters()).device
     ids = torch.as_tensor(ids, device=device)[None]
     with inference(model):

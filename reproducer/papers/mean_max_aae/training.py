@@ -21,8 +21,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reproducer.data.batches import SentenceSampler
+from reproducer.data.fixed_vectors import FixedVectorData
+from reproducer.data.training_data import TrainingData
 from reproducer.errors import ReproducerError
+from reproducer.evaluate import quick_look
+from reproducer.models import family
+from reproducer.notebook import slug
+from reproducer.papers.mean_max_aae.objective import (
+    build_autoencoder,
+    decoder_attention,
+    held_out_statistics,
+    sentence_encoder,
+)
 from reproducer.report.units import ChapterModels
+from reproducer.runtime import default_device, seed_everything
 
 #: The zero-shot task of the training curves (cosine similarity, no training on the task: fast).
 CURVE_TASK = "STS14"
@@ -46,8 +59,6 @@ class AutoencoderData:
     def load(cls, preset, seed: int = 0, held_out_batches: int = 16) -> "AutoencoderData":
         """Our word2vec of ``preset.word2vec_dim`` dimensions on the corpus of ``preset.max_books`` books (cached on
         disk), every word with a vector read by the encoder."""
-        from reproducer.data.fixed_vectors import FixedVectorData
-
         return cls(preset, FixedVectorData.of(preset), seed, held_out_batches)
 
     @property
@@ -74,14 +85,10 @@ class AutoencoderData:
     def training_data(self):
         """The :class:`~reproducer.data.training_data.TrainingData` of
         :func:`~reproducer.papers.mean_max_aae.objective.fit_autoencoder`."""
-        from reproducer.data.training_data import TrainingData
-
         return TrainingData(tokenized=self.tokenized("train"), vocab=self.vocab, vectors=self.table)
 
     def sampler(self, split: str = "train", seed: int | None = None):
         """Sentences of the preset's 4-32 tokens of a split, each followed by ``</s>``, in batches."""
-        from reproducer.data.batches import SentenceSampler
-
         p = self.preset
         return SentenceSampler(self.tokenized(split), p.batch_size, eos=self.vocab.eos_id, min_tokens=p.min_tokens,
                                max_tokens=p.max_tokens, seed=self.seed if seed is None else seed)
@@ -126,7 +133,6 @@ def curve_point(module, encoder, held_out: list, config: str = "prototype") -> d
     (:func:`~reproducer.papers.mean_max_aae.objective.held_out_statistics`), and the encoder's STS14 Pearson r under
     ``config``."""
     from reproducer.evaluate import evaluate
-    from reproducer.papers.mean_max_aae.objective import held_out_statistics
 
     stats = held_out_statistics(module, held_out)
     sts = evaluate(encoder, [CURVE_TASK], config, progress=False).main_scores()[CURVE_TASK]
@@ -138,9 +144,6 @@ def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: 
     reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model <reproducer.notebook.NotebookRun.model>`,
     which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
     preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
-    from reproducer.evaluate import quick_look
-    from reproducer.models import family
-
     def point(fitted, step):
         return curve_point(fitted.module, fitted.encoder, data.held_out(), quick_look(data.preset.eval_config))
 
@@ -161,8 +164,6 @@ def trainable(module) -> int:
 def training_record(fitted, data: AutoencoderData) -> dict:
     """What a trained variant stores: its training log (losses, curve points, steps, seconds, sentences), its
     statistics on ``data.held_out()`` after training and its trainable parameters."""
-    from reproducer.papers.mean_max_aae.objective import held_out_statistics
-
     return {**fitted.log.to_dict(), "held_out": held_out_statistics(fitted.module, data.held_out()),
             "parameters": trainable(fitted.module)}
 
@@ -172,8 +173,6 @@ def untrained_record(name: str, data: AutoencoderData, tasks: list[str], *, norm
     :func:`~reproducer.papers.mean_max_aae.objective.fit_autoencoder`, so the same initial weights): its step-0 curve
     ``point`` (on ``data.held_out()``) and its ``eval`` on ``tasks`` (the preset's protocol)."""
     from reproducer.evaluate import evaluate, quick_look
-    from reproducer.papers.mean_max_aae.objective import build_autoencoder, sentence_encoder
-    from reproducer.runtime import default_device, seed_everything
 
     seed_everything(data.seed)
     model = build_autoencoder(name, data.preset, data.table).to(default_device())
@@ -188,8 +187,6 @@ def attention_maps(module, examples: list[np.ndarray], vocab, vocab_size: int) -
     """Figure 2's data: for each example (ids, ``</s>`` included) its ``words`` (``→<unk>`` marks a word outside the
     output vocabulary), the ``pooled`` vectors' names and ``weights[k][t]``, the decoder's attention on pooled vector
     ``k`` while predicting token ``t`` (mean over heads)."""
-    from reproducer.papers.mean_max_aae.objective import decoder_attention
-
     maps = []
     for ids in examples:
         weights, names = decoder_attention(module, ids)
@@ -232,8 +229,6 @@ class AutoencoderModels(ChapterModels):
         return AutoencoderData.load(self.settings, seed=self.seed, held_out_batches=self.held_out_batches)
 
     def settings_record(self) -> dict:
-        from reproducer.runtime import default_device
-
         return {"autoencoder": self.settings.to_dict(), "seed": self.seed, "device": str(default_device()),
                 "tasks": self.tasks, "normalize_halves": self.normalize_halves}
 
@@ -254,8 +249,6 @@ class AutoencoderModels(ChapterModels):
 
     def untrained(self, name: str) -> dict:
         """Variant ``name`` before its first batch (:func:`untrained_record`): ``<name>_untrained.json``."""
-        from reproducer.notebook import slug
-
         return self.run.json(f"{slug(name)}_untrained", lambda: untrained_record(
             name, self.data, self.tasks, normalize_halves=self.normalize_halves))
 

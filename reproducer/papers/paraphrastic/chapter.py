@@ -14,10 +14,32 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from reproducer.data.pairs import TrainingPair, nested_subsets
+from reproducer.data.training_data import TrainingData
+from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
+from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes, word_weights
 from reproducer.files import read_json, stored_json
-from reproducer.models import family
-from reproducer.papers.paraphrastic.objective import VARIANTS  # our model -> its CompositionalConfig options
-from reproducer.papers.paraphrastic.tables import ppdb_score, suite_mean
+from reproducer.models import family, published_names
+from reproducer.notebook import results_root, slug
+from reproducer.papers.paraphrastic.objective import (
+    VARIANTS,  # our model -> its CompositionalConfig options
+    initial_vocabulary,
+    norm_weighted_vectors,
+    training_data,
+)
+from reproducer.papers.paraphrastic.supervised import SupervisedModel, fit_supervised, task_data
+from reproducer.papers.paraphrastic.tables import (
+    in_domain_table,
+    length_tables,
+    ppdb_score,
+    reweighting_table,
+    suite_mean,
+)
+from reproducer.presets import preset
+from reproducer.report.explorer import NeighbourIndex, neighbour_frame
+from reproducer.report.tables import paper_table
+from reproducer.report.units import ModelProducts, seed_siblings
+from reproducer.runtime import default_device, seed_everything
 
 #: PP's grid (the paper's section 4.3): MAX or MIX negatives × λ_w at the ends of the paper's range.
 PP_GRID: dict[str, dict] = {f"{n}, λw={w:g}": {"negatives": n, "lambda_w": w} for n in ("MAX", "MIX")
@@ -40,8 +62,6 @@ SUPERVISED = {"PP": "word averaging", "DAN": "DAN", "RNN": "RNN", "LSTM (no o.g.
 
 def paper_names() -> dict[str, str]:
     """Our models and baselines → their rows in the paper's tables (from :mod:`reproducer.models`)."""
-    from reproducer.models import published_names
-
     return {**{n: published_names(n)[0] for n in VARIANTS}, **BASELINES}
 
 
@@ -93,16 +113,11 @@ class ParaphraseTraining:
         """The chapter's training pairs (:func:`~reproducer.data.pairs.training_pairs` at the preset's
         ``wiki_min_score``) and initial vectors: chapter 00's word2vec (300-d); at ``smoke`` a 32-d word2vec of 3
         books (chapter 01's smoke vectors). ``options``: ``figure_epochs``, ``supervised_epochs``, ``n_queries``."""
-        from reproducer.papers.paraphrastic.objective import training_data
-        from reproducer.presets import preset
-
         data = training_data("PP", preset("paraphrastic", run.preset, max_steps=max_steps))
         return cls(run, data.pairs, data.vectors, max_steps, **options)
 
     def settings_record(self) -> dict:
         """What the chapter's results depend on besides the parameters (its key: :meth:`declare`)."""
-        from reproducer.runtime import default_device
-
         return {"paraphrastic": self.settings().to_dict(), "seed": self.seed, "figure_epochs": self.figure_epochs,
                 "supervised_epochs": self.supervised_epochs, "training_pairs": len(self.pairs),
                 "device": str(default_device())}
@@ -115,8 +130,6 @@ class ParaphraseTraining:
         """The chapter's training for the claims' seeds ``0 .. seeds-1`` at the seed preset of this scale
         (:data:`~reproducer.presets.SEED_PRESETS`), each in its sibling run (declared); this training itself for
         its own seed when it is at that preset."""
-        from reproducer.report.units import seed_siblings
-
         return seed_siblings(self, self.run, self.run.preset, self.seed, seeds, lambda run, name, seed: ParaphraseTraining(
             run, self.pairs, self.vectors, None, self.figure_epochs, self.supervised_epochs, self.n_queries))
 
@@ -152,8 +165,6 @@ class ParaphraseTraining:
         """Model ``name`` on SentEval's transfer tasks and STS14 (:data:`TRANSFER_TASKS`) at the ``paper`` protocol
         (``smoke``: two tasks, ``prototype``), with per-item outcomes: ``eval_<name>.json``. Wieting et al. report
         no such scores; chapter 06's one table compares every encoder of the book on them."""
-        from reproducer.report.units import ModelProducts
-
         tasks, config = (["MRPC", "STS14"], "smoke") if self.smoke else (list(TRANSFER_TASKS), "paper")
         return ModelProducts(self.run, self.encoder, tasks=tasks, eval_config=config).evaluation(name)
 
@@ -173,8 +184,6 @@ class ParaphraseTraining:
 
     def neighbours(self, name: str) -> pd.DataFrame:
         """``name``'s top 5 pool sentences for each query: ``neighbours_<name>.csv``."""
-        from reproducer.report.explorer import NeighbourIndex, neighbour_frame
-
         return self.run.frame(f"neighbours_{file_key(name)}", lambda: neighbour_frame(
             [NeighbourIndex.build(self.encoder(name), self.pool[0], name=name)], self.pool[1], 5))
 
@@ -188,13 +197,9 @@ class ParaphraseTraining:
 
     def settings(self, **overrides):
         """The chapter's :class:`~reproducer.papers.paraphrastic.objective.ParaphrasticPreset` with ``overrides``."""
-        from reproducer.presets import preset
-
         return preset("paraphrastic", self.run.preset, **{"max_steps": self.max_steps, **overrides})
 
     def data(self, pairs: list | None = None):
-        from reproducer.data.training_data import TrainingData
-
         return TrainingData(pairs=self.pairs if pairs is None else pairs, vectors=self.vectors)
 
     def fit(self, name: str, label: str, overrides: dict, checkpoint=None):
@@ -270,7 +275,6 @@ class ParaphraseTraining:
         """The similarity suite of each baseline, cached as ``baseline_<name>.json``; skip-thought is left out (with a
         note) when neither its result nor chapter 01's encoders exist."""
         from reproducer.evaluate.similarity import similarity_suite
-        from reproducer.notebook import results_root, slug
 
         suites = {}
         for name in BASELINES:
@@ -289,8 +293,6 @@ class ParaphraseTraining:
     def word_tables(self):
         """PP's vocabulary, its initial and trained word embedding tables, and the 10,000 most frequent words of the
         initial vectors that it has (trains PP's chosen configuration when no encoder of it is at hand)."""
-        from reproducer.papers.paraphrastic.objective import initial_vocabulary
-
         pp = self.encoder("PP")
         vocab = pp.vocab
         initial = initial_vocabulary(self.vectors, self.pairs, self.settings().vocab_size, self.seed)[1]
@@ -299,16 +301,12 @@ class ParaphraseTraining:
 
     def word_neighbours(self, queries: list[str], k: int = 6) -> pd.DataFrame:
         """Table 8: the nearest frequent words of each query in PP's trained and in its initial embeddings."""
-        from reproducer.evaluate.word_neighbours import neighbour_words
-
         vocab, initial, trained, frequent = self.word_tables()
         return neighbour_words({"PP (trained)": trained, "initial word2vec": initial}, vocab, queries, frequent, k)
 
     def word_weight_extremes(self, n: int = 12, among: int = 5000) -> pd.DataFrame:
         """Section 6: the alphabetic words among the ``among`` most frequent with the smallest and largest PP weight
         (the L1 norm of the trained vector)."""
-        from reproducer.evaluate.word_neighbours import weight_extremes, word_weights
-
         vocab, _, trained, frequent = self.word_tables()
         return weight_extremes(word_weights(trained, vocab), [w for w in frequent[:among] if w.isalpha()], n)
 
@@ -318,7 +316,6 @@ class ParaphraseTraining:
         checkpoints are not committed, and a re-executed notebook trains nothing. Otherwise ``None``, with a note."""
         if self.run.reusable(f"{name}.json") or self.run.has_model("PP"):
             return pd.DataFrame(self.run.json(name, lambda: compute().to_dict(orient="records")))
-        from reproducer.notebook import results_root
 
         folder = self.run.bundle_path("PP").parent.relative_to(results_root().parent)
         print(f"{name}: needs PP's trained word vectors, and no PP encoder is saved in {folder}/ (not committed); "
@@ -330,7 +327,6 @@ class ParaphraseTraining:
         (:func:`~reproducer.papers.paraphrastic.objective.norm_weighted_vectors`)."""
         from reproducer.encoders.bow import word_average_encoder
         from reproducer.evaluate.similarity import similarity_suite
-        from reproducer.papers.paraphrastic.objective import norm_weighted_vectors
 
         vocab, initial, trained, _ = self.word_tables()
         weighted = norm_weighted_vectors(vocab, initial, trained)
@@ -340,7 +336,6 @@ class ParaphraseTraining:
     def subset_score(self, order: str, size: int, datasets: list, epochs: int) -> dict:
         """Figure 1: PP (its chosen configuration) trained ``epochs`` epochs on the ``size`` first pairs of the
         ``order`` ("random" or "ordered") nested subsets; its mean score over ``datasets``."""
-        from reproducer.data.pairs import nested_subsets
         from reproducer.evaluate.similarity import similarity_suite
 
         settings = self.settings()
@@ -360,8 +355,6 @@ class ParaphraseTraining:
     def figure1(self, datasets: list, epochs: int) -> pd.DataFrame:
         """Figure 1's points: every other nested subset size (largest first; two at ``smoke``) in random order, the
         same sizes but the full set in the given (confidence) order, and the full set once more as "ordered"."""
-        from reproducer.data.pairs import nested_subsets
-
         sizes = [len(s) for s in nested_subsets(self.pairs, "random", seed=self.seed)][::-1][::2]
         sizes = sizes[:2] if self.smoke else sizes
         rows = [self.subset_score("random", n, datasets, epochs) for n in sizes]
@@ -372,10 +365,6 @@ class ParaphraseTraining:
     def supervised_data(self, task: str):
         """A Table 5 task's splits (a few hundred examples each at ``smoke``) with the vocabulary and initial table of
         its training texts."""
-        from reproducer.data.pairs import TrainingPair
-        from reproducer.papers.paraphrastic.objective import initial_vocabulary
-        from reproducer.papers.paraphrastic.supervised import task_data
-
         if task not in self._supervised_data:
             data = task_data(task)
             if self.smoke:
@@ -388,10 +377,6 @@ class ParaphraseTraining:
     def supervised(self, name: str, task: str, epochs: int) -> dict:
         """Table 5: a fresh ``name`` model trained on ``task``'s labels under each of :data:`OPTIMISERS`; the one
         with the best dev score is reported."""
-        from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
-        from reproducer.papers.paraphrastic.supervised import SupervisedModel, fit_supervised
-        from reproducer.runtime import seed_everything
-
         data, vocab, table = self.supervised_data(task)
         reports = {}
         for label, optimiser in OPTIMISERS.items():
@@ -416,8 +401,6 @@ class ParaphraseTraining:
         """What the chapter's claims without test items are measured on (after :meth:`unit` of every model and the
         baselines): Table 3's test scores, Table 7, Figure 1, Table 5 and section 6's share, each read from (or, when
         missing, computed into) this training's results (:func:`~reproducer.papers.paraphrastic.claims.quantities`)."""
-        from reproducer.papers.paraphrastic.tables import in_domain_table, length_tables, reweighting_table
-
         names = paper_names()
         baselines = self.baseline_suites()
         table3 = in_domain_table(self.runs, self.best, baselines, names)
@@ -451,8 +434,6 @@ def pair_tables(pairs: list) -> tuple[pd.DataFrame, pd.DataFrame]:
 def supervised_tables(records: list[dict], models: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Table 5 from :meth:`ParaphraseTraining.supervised_runs`: our test scores and the paper's (models × SICK-R,
     SICK-E, SST2) and the optimiser chosen on dev (models × task)."""
-    from reproducer.report.tables import paper_table
-
     frame = pd.DataFrame(records)
     ours = frame.pivot(index="model", columns="task", values="test").reindex(models)[list(TASKS)]
     ours.columns = [TASKS[t] for t in ours.columns]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from reproducer.report.claims import Claim, point_claim
+
 #: The models the paper groups as averaging and as recurrent (Table 2's comparison).
 AVERAGING = ["PP", "proj", "iRNN"]
 RECURRENT = ["RNN", "LSTM (no o.g.)", "LSTM (o.g.)"]
@@ -25,7 +27,6 @@ def paraphrase_claims() -> list:
     gate beats the one with it, PP beats its initial vectors."""
     import numpy as np
 
-    from reproducer.report.claims import Claim
 
     def mean(ev, name, r=False):
         return ev.score(name, "T2", r)
@@ -93,8 +94,6 @@ def quantities(numbers: dict) -> dict[str, float]:
 def point_claims(numbers: dict, seeds: list[dict], paper: dict[str, str] | None = None) -> pd.DataFrame:
     """The :data:`POINT_CLAIMS` judged on the main run's ``numbers`` and the spread of the same quantities over the
     ``seeds``' numbers (:func:`quantities`); ``paper``: the paper's numbers in words, by quantity."""
-    from reproducer.report.claims import point_claim
-
     ours, per_seed = quantities(numbers), [quantities(s) for s in seeds]
     rows = []
     for key, (claim, threshold, at_most, wording) in POINT_CLAIMS.items():

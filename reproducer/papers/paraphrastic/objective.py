@@ -27,8 +27,18 @@ import torch.nn.functional as F
 from torch import nn
 
 from reproducer.data.batches import PairBatch  # noqa: F401  (re-exported: the batch this objective reads)
+from reproducer.data.corpus import CorpusConfig
+from reproducer.data.pairs import PairSampler, training_pairs
+from reproducer.data.tokenize import tokenize
+from reproducer.data.training_data import TrainingData
+from reproducer.data.vectors import WordVectors
+from reproducer.data.vocab import SPECIALS, Vocabulary
+from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
+from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
-from reproducer.train import Preset
+from reproducer.flops import training_flops
+from reproducer.runtime import default_device, seed_everything
+from reproducer.train import Preset, fit_module
 
 NEGATIVE_MODES = ("MAX", "MIX")
 ANCHORS = ("paper", "initial")
@@ -229,8 +239,6 @@ def batch_flops(model: ParaphraseModel, batch) -> float:
     with the output gate, 3 without); per phrase the averaging models' ``layers · d²`` (proj, DAN; PP: none); the
     cosines of the ``2B × 2B`` pool that choose the negatives, ``(2B)² d`` without gradients, and the margin's ``4Bd``.
     Word averaging itself is additions; PP's step is dominated by the update of its ``V × d`` embeddings."""
-    from reproducer.flops import training_flops
-
     config = model.encoder.config
     d, pairs = config.dim, len(batch)
     tokens = int(batch.lengths1.sum() + batch.lengths2.sum())
@@ -245,8 +253,6 @@ def initial_vocabulary(vectors, pairs, max_words: int | None = None, seed: int =
     ``pairs``, lower-cased tokens. Rows of words without a vector are drawn from U[-0.1, 0.1]; ``<pad>`` is 0."""
     import numpy as np
 
-    from reproducer.data.tokenize import tokenize
-    from reproducer.data.vocab import SPECIALS, Vocabulary
 
     words = list(vectors.words[:max_words] if max_words else vectors.words)
     known = set(words) | set(SPECIALS)
@@ -268,9 +274,6 @@ VARIANTS = {  # the models of Table 2 (our names): CompositionalConfig options (
 def training_data(variant: str, preset: ParaphrasticPreset):
     """What :func:`fit_paraphrastic` reads at ``preset``, as chapter 03 builds it: the training pairs at the preset's
     ``wiki_min_score`` and our 300-d word2vec as initial vectors (at ``smoke``, a 32-d word2vec of 3 books)."""
-    from reproducer.data.corpus import CorpusConfig
-    from reproducer.data.pairs import training_pairs
-    from reproducer.data.training_data import TrainingData
     from reproducer.data.vectors import Word2VecConfig, train_word2vec
 
     vectors = (train_word2vec(CorpusConfig(max_books=3), Word2VecConfig(vector_size=32), progress=False)
@@ -286,12 +289,6 @@ def fit_paraphrastic(variant: str | dict, preset: ParaphrasticPreset, data, *, c
     :class:`~reproducer.encoders.compositional.CompositionalConfig` (``kind``, ``layers``, ``activation``,
     ``output_gate``). The test-time encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` (savable);
     ``evaluate(fitted, step)`` as in :func:`reproducer.train.fit_module`. Returns a :class:`~reproducer.train.Fitted`."""
-    from reproducer.data.pairs import PairSampler
-    from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
-    from reproducer.encoders.trained import TokenEncoder
-    from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import fit_module
-
     options = VARIANTS.get(variant) if isinstance(variant, str) else dict(variant)
     if options is None:
         raise ReproducerError(f"Unknown paraphrastic model {variant!r}; choose one of {', '.join(VARIANTS)}.")
@@ -320,8 +317,6 @@ def norm_weighted_vectors(vocab, initial, trained, name: str = "initial x traine
     :class:`~reproducer.data.vectors.WordVectors` over the vocabulary's words (special tokens dropped)."""
     import numpy as np
 
-    from reproducer.data.vectors import WordVectors
-    from reproducer.data.vocab import SPECIALS
 
     initial, trained = np.asarray(initial, dtype=np.float32), np.asarray(trained, dtype=np.float32)
     if initial.shape != trained.shape or len(initial) != len(vocab):

@@ -23,8 +23,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from reproducer.data.batches import EpochOrder, _Batch, pad, sentence_ids
+from reproducer.data.loaders import load_sick, load_sst2
 from reproducer.errors import ReproducerError
+from reproducer.evaluate.protocols import score_distribution
 from reproducer.papers.paraphrastic.objective import Snapshot, squared_distance
+from reproducer.runtime import default_device, inference
+from reproducer.train import TrainConfig, train
 
 TASK_CLASSES = {"relatedness": 5, "entailment": 3, "sentiment": 2}
 ENTAILMENT = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
@@ -66,8 +70,6 @@ class LabelledBatch(_Batch):
 def targets(task: str, labels) -> torch.Tensor:
     """Training targets of ``labels``: Tai et al.'s sparse distribution over 1..5 for relatedness scores,
     class ids for entailment (:data:`ENTAILMENT` order) and sentiment (0/1)."""
-    from reproducer.evaluate.protocols import score_distribution
-
     if task == "relatedness":
         return torch.as_tensor(score_distribution(np.asarray(labels, dtype=float), TASK_CLASSES[task]),
                                dtype=torch.float32)
@@ -163,8 +165,6 @@ class LabelledSampler:
 def task_data(task: str) -> dict[str, tuple[list, list]]:
     """``split -> (texts, labels)`` of a supervised task: SICK (relatedness or entailment; texts are
     ``(a, b)`` pairs) or SST-2 at the sentence level (sentiment), train / dev / test."""
-    from reproducer.data.loaders import load_sick, load_sst2
-
     if task in ("relatedness", "entailment"):
         field = "relatedness" if task == "relatedness" else "entailment"
         return {split: ([(r.a, r.b) for r in rows], [getattr(r, field) for r in rows])
@@ -178,7 +178,6 @@ def score(model: SupervisedModel, sampler: LabelledSampler, labels, batch_size: 
     """Pearson r × 100 (relatedness) or accuracy in % of ``model`` on all records of ``sampler``."""
     from scipy.stats import pearsonr
 
-    from reproducer.runtime import inference
 
     device = next(model.parameters()).device
     chunks = [np.arange(i, min(i + batch_size, len(labels))) for i in range(0, len(labels), batch_size)]
@@ -200,8 +199,6 @@ def fit_supervised(model: SupervisedModel, vocab, data: dict, *, epochs: int = 1
     import tempfile
     from pathlib import Path
 
-    from reproducer.runtime import default_device
-    from reproducer.train import TrainConfig, train
 
     device = default_device(device)
     model.to(device)

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.evaluate.length_bins import bin_labels
+from reproducer.evaluate.similarity import YEARS
 from reproducer.papers.paraphrastic import PAPER
 from reproducer.report.published import published
 
@@ -120,7 +122,6 @@ def length_bin_frame(encoders: dict) -> pd.DataFrame:
     """:func:`~reproducer.evaluate.length_bins.length_bin_scores` of each encoder (name → encoder) on all STS
     2012-2015 pairs, stacked with a ``model`` column."""
     from reproducer.evaluate.length_bins import length_bin_scores, sts_pairs
-    from reproducer.evaluate.similarity import YEARS
 
     sts = sts_pairs(YEARS)
     return pd.concat([length_bin_scores(encoder, sts).assign(model=name) for name, encoder in encoders.items()],
@@ -131,8 +132,6 @@ def length_tables(bins: pd.DataFrame, paper_names: dict[str, str]) -> tuple[pd.D
     """Table 7 from :func:`length_bin_frame`'s frame (as cached: bins may come back from CSV as numbers): ours and
     the paper's Pearson's r × 100 (models × bins, our model names, ``paper_names`` our → the paper's) and our pairs
     per bin."""
-    from reproducer.evaluate.length_bins import bin_labels
-
     labels = bin_labels()
     bins = bins.assign(pearson=bins["pearson"] * 100, bin=bins["bin"].astype(str))
     ours = bins.pivot(index="model", columns="bin", values="pearson").reindex(index=list(paper_names), columns=labels)
@@ -166,7 +165,6 @@ def sts_pool(n_queries: int, *, seed: int = 0, limit: int | None = None) -> tupl
     """Every distinct sentence of STS 2012-2015 (the first ``limit`` if given) and ``n_queries`` of them drawn with
     ``seed``: the explorer's pool and queries."""
     from reproducer.evaluate.length_bins import sts_pairs
-    from reproducer.evaluate.similarity import YEARS
 
     sts = sts_pairs(YEARS)
     pool = list(dict.fromkeys([*sts.a, *sts.b]))[:limit]

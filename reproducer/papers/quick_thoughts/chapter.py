@@ -21,10 +21,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reproducer.evaluate import quick_look
+from reproducer.evaluate.training_curve import held_out_loss
 from reproducer.files import read_json
+from reproducer.models import family
+from reproducer.models import family as family_of
 from reproducer.papers.quick_thoughts import PAPER
+from reproducer.presets import preset
+from reproducer.report.plots import curves, log_frame, task_curves
 from reproducer.report.published import published
+from reproducer.report.tables import held_out_change
 from reproducer.report.units import ChapterModels
+from reproducer.runtime import default_device
 
 
 def matched_skip_thought(qt):
@@ -32,8 +40,6 @@ def matched_skip_thought(qt):
     ``qt``: uni-skip with QT's encoder (vocabulary, word size, GRU width ``qt.hidden``, decoders as wide), batch,
     sentence length, optimiser and budget; the rest (e.g. the sampled softmax) from the skip-thought preset of the
     same scale."""
-    from reproducer.presets import preset
-
     return preset("skip-thought", qt.name, vocab_size=qt.vocab_size, word_dim=qt.word_dim, uni_hidden=qt.hidden,
                   decoder_hidden=qt.hidden, batch_size=qt.batch_size, lr=qt.lr, clip=qt.clip, max_len=qt.max_len,
                   max_seconds=qt.max_seconds, max_steps=qt.max_steps, eval_every=qt.eval_every)
@@ -179,8 +185,6 @@ class QuickThoughtModels(ChapterModels):
                                   pool_size=self.pool_size, n_queries=self.n_queries)
 
     def settings_record(self) -> dict:
-        from reproducer.runtime import default_device
-
         return {"quick_thought": self.settings.to_dict(), "skip_thought": self.st_settings.to_dict(),
                 "seed": self.seed, "tasks": self.tasks, "curve_tasks": self.curve_tasks,
                 "device": str(default_device())}
@@ -189,24 +193,17 @@ class QuickThoughtModels(ChapterModels):
     def data(self):
         """The corpus as ids of its ``settings.vocab_size`` most frequent words: the family's ``training_data``
         (what ``python -m reproducer train`` trains on too)."""
-        from reproducer.models import family
-
         return family(self.family).training_data("uni-QT", self.settings)
 
     @functools.cached_property
     def glove_data(self):
         """MC-QT's ids: ours, then every other GloVe word (fixed vectors; zero rows for ours without one): the
         family's ``training_data`` for MC-QT."""
-        from reproducer.models import family
-
         return family(self.family).training_data("MC-QT", self.settings)
 
     def held_out(self, family: str, variant: str, settings):
         """The held-out loss callback of a model (:func:`~reproducer.evaluate.training_curve.held_out_loss` on 16
         batches of the held-out books)."""
-        from reproducer.evaluate.training_curve import held_out_loss
-        from reproducer.models import family as family_of
-
         return held_out_loss(family_of(family).held_out_batches(variant, settings, self.data))
 
     def fit(self, name: str):
@@ -214,9 +211,7 @@ class QuickThoughtModels(ChapterModels):
         :attr:`sizes`), trained or reloaded by ``run.model``; its encoder carries the name. Every model but MC-QT
         records its held-out loss at the preset's evaluation points; uni-QT's input encoder ``f`` and ST are also
         scored on the curve tasks (Figure 2)."""
-        from reproducer.evaluate import quick_look
         from reproducer.evaluate.training_curve import combined, curve_scores
-        from reproducer.models import family
 
         config = quick_look(self.settings.eval_config)
 
@@ -292,7 +287,6 @@ def training_loss_figure(records: dict[str, dict]):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from reproducer.report.plots import curves, log_frame
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
     qt = {n: r for n, r in records.items() if n != "ST"}
@@ -315,8 +309,6 @@ def training_loss_figure(records: dict[str, dict]):
 def figure2(qt: dict, st: dict, tasks: list[str], settings):
     """Figure 2: one panel per task, the score of uni-QT's ``f`` (record ``qt``) and of ``ST`` (record ``st``)
     against training seconds (:func:`~reproducer.report.plots.task_curves`)."""
-    from reproducer.report.plots import task_curves
-
     return task_curves({"QT (f only)": qt, "ST": st}, tasks, ylabel="accuracy (%); SICK-R: Pearson r",
                        title=f"Same encoder (GRU {settings.hidden}, words {settings.word_dim}), two objectives")
 
@@ -325,8 +317,6 @@ def figure2_note(qt: dict, st: dict, tasks: list[str], corpus_sentences: int | N
     """What Figure 2 shows (Markdown), from the two training records: the updates (and epochs of a corpus of
     ``corpus_sentences``) each objective made, on how many of ``tasks`` each score rose between the first and the last
     evaluation, and how much each held-out loss still moved over the last third of training."""
-    from reproducer.report.tables import held_out_change
-
     def epochs(r):
         return f" ({r['examples'] / corpus_sentences:.2f} epochs)" if corpus_sentences else ""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from reproducer.papers.quick_thoughts.chapter import UNI_QT_F
+from reproducer.papers.quick_thoughts.chapter import UNI_QT_F, speed_ratios, speed_table
 from reproducer.report.analogies import category_share
 from reproducer.report.claims import Claim, point_claim
 
@@ -16,8 +16,6 @@ FAMILY_MEAN = ("uni-QT", "bi-QT", "combine-QT", "MC-QT")
 def speed_ratios_of(bench: dict) -> list[float]:
     """QT's speed-up over exact-softmax skip-thought in each repeat of the throughput benchmark
     (:func:`~reproducer.papers.quick_thoughts.chapter.measure_throughput`)."""
-    from reproducer.papers.quick_thoughts.chapter import speed_ratios, speed_table
-
     return [speed_ratios(speed_table(runs))[0] for runs in bench.get("repeats", [bench["runs"]])]
 
 

@@ -24,10 +24,18 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from reproducer.data.batches import ContiguousSampler
+from reproducer.data.pretrained_ids import with_pretrained_channel
+from reproducer.data.training_corpus import corpus_word_ids, held_out_ids
+from reproducer.data.vectors import load_glove
+from reproducer.encoders.channels import AverageEncoder, multichannel_gru
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
+from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
 from reproducer.errors import ReproducerError
+from reproducer.flops import rnn_token_macs, training_flops
 from reproducer.objectives.context import context_loss, context_targets
-from reproducer.train import Preset
+from reproducer.runtime import default_device, seed_everything
+from reproducer.train import Preset, fit_module
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,8 +109,6 @@ def batch_flops(model: QuickThought, batch) -> float:
     g each read every real token (``D · 3H(W + H)`` per token and GRU: :func:`~reproducer.flops.rnn_token_macs`; a
     word average has no product), then the ``N × N`` scores ``u vᵀ`` cost ``N² · d``. Parameter count of uni-QT:
     ``6H(H + W + 1) + 2VW`` (:meth:`QuickThought.recurrent`)."""
-    from reproducer.flops import rnn_token_macs, training_flops
-
     tokens, n = int(batch.lengths.sum()), len(batch)
     return training_flops(tokens * (rnn_token_macs(model.f) + rnn_token_macs(model.g)) + n * n * model.f.output_dim)
 
@@ -113,8 +119,6 @@ VARIANTS = ("uni-QT", "bi-QT", "BoW-QT", "MC-QT")
 def build_quick_thought(variant: str, preset, vocab_size: int, pretrained=None) -> QuickThought:
     """The QT model of a variant under a :class:`~reproducer.presets.QuickThoughtPreset`. MC-QT needs
     ``pretrained = (big_vocab, vectors)`` (see :func:`~reproducer.encoders.channels.multichannel_gru`)."""
-    from reproducer.encoders.channels import AverageEncoder, multichannel_gru
-
     if variant in ("uni-QT", "bi-QT"):
         bi = variant == "bi-QT"
         return QuickThought.recurrent(RecurrentConfig(vocab_size, preset.word_dim, preset.bi_hidden if bi else preset.hidden,
@@ -137,13 +141,9 @@ def build_quick_thought(variant: str, preset, vocab_size: int, pretrained=None) 
 def training_data(variant: str, preset: QuickThoughtPreset):
     """What :func:`fit_quick_thought` reads at ``preset``, as chapter 02 builds it: the training split as ids of its
     ``vocab_size`` most frequent words; for MC-QT, ids of that vocabulary followed by every other GloVe word."""
-    from reproducer.data.training_corpus import corpus_word_ids
-
     data, corpus = corpus_word_ids(preset.max_books, preset.vocab_size)
     if variant != "MC-QT":
         return data
-    from reproducer.data.pretrained_ids import with_pretrained_channel
-    from reproducer.data.vectors import load_glove
 
     return with_pretrained_channel(corpus, data, load_glove())
 
@@ -151,16 +151,12 @@ def training_data(variant: str, preset: QuickThoughtPreset):
 def sampler(variant: str, preset: QuickThoughtPreset, data, seed: int = 0):
     """The step-indexed batches of contiguous sentences :func:`fit_quick_thought` trains on (also the held-out batches
     of a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
-    from reproducer.data.batches import ContiguousSampler
-
     return ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
 
 
 def held_out_data(variant: str, preset: QuickThoughtPreset, data):
     """The held-out books as ids of the training vocabulary ``data.vocab`` (not for MC-QT, whose ids include the
     pretrained channel's)."""
-    from reproducer.data.training_corpus import held_out_ids
-
     if variant == "MC-QT":
         raise ReproducerError("MC-QT has no held-out loss here: its ids include the pretrained channel's vocabulary.")
     return held_out_ids(data, preset.max_books)
@@ -172,10 +168,6 @@ def fit_quick_thought(variant: str, preset: QuickThoughtPreset, data, *, checkpo
     :class:`~reproducer.data.training_data.TrainingData`: ids of ``data.vocab``; for MC-QT, ids of the big vocabulary of ``data.pretrained``). The test-time encoder is
     ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`); ``evaluate(fitted, step)`` scores it
     during training. Returns a :class:`~reproducer.train.Fitted`."""
-    from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
-    from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import fit_module
-
     seed_everything(seed)
     model = build_quick_thought(variant, preset, len(data.vocab), data.pretrained)
     device = default_device(device)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from reproducer.evaluate import Results
+from reproducer.report.published import compare
 from reproducer.report.tables import log_table, paper_table, versus_by_model, versus_matched
 
 #: Table 1's columns: (task, metric).
@@ -60,8 +62,6 @@ def earlier_skip_thoughts(run) -> tuple[dict, dict[str, dict]]:
     """The :data:`SKIP_THOUGHTS` of chapter ``01_skip_thoughts`` at ``run``'s preset, where it has been run: their
     :class:`~reproducer.evaluate.harness.Results` by name, and their training records by name (combine-skip has
     none)."""
-    from reproducer.evaluate import Results
-
     results, records = {}, {}
     for name in SKIP_THOUGHTS:
         scores = run.earlier("01_skip_thoughts", f"eval_{name}", default=None)
@@ -76,8 +76,6 @@ def earlier_skip_thoughts(run) -> tuple[dict, dict[str, dict]]:
 def published_comparison(ours: pd.DataFrame, models: list[str]) -> pd.DataFrame:
     """:func:`~reproducer.report.published.compare` of each of ``models`` (``ours``: ``Results.to_frame()`` rows
     stacked), stacked, with an ``encoder`` column."""
-    from reproducer.report.published import compare
-
     return pd.concat([compare(ours, n).assign(encoder=n) for n in models], ignore_index=True)
 
 

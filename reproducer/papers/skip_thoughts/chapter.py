@@ -6,8 +6,11 @@ import functools
 
 import numpy as np
 
+from reproducer.evaluate import quick_look
+from reproducer.models import family
 from reproducer.report.claims import Claim
 from reproducer.report.units import ChapterModels
+from reproducer.runtime import default_device
 
 #: Our encoders and the trained models each is made of (combine-skip: both side by side).
 PARTS = {"uni-skip": ("uni-skip",), "bi-skip": ("bi-skip",), "combine-skip": ("uni-skip", "bi-skip"),
@@ -36,8 +39,6 @@ class SkipThoughtModels(ChapterModels):
     def data(self):
         """The training corpus as ids of its ``settings.vocab_size`` most frequent words: the family's
         ``training_data`` (what ``python -m reproducer train`` trains on too)."""
-        from reproducer.models import family
-
         return family(self.family).training_data("uni-skip", self.settings)
 
     @functools.cached_property
@@ -56,17 +57,13 @@ class SkipThoughtModels(ChapterModels):
         return train_word2vec(self.corpus_config, config, progress=False)
 
     def settings_record(self) -> dict:
-        from reproducer.runtime import default_device
-
         return {**self.settings.to_dict(), "seed": self.seed, "tasks": self.tasks,
                 "extra_tasks": list(self.extra_tasks), "device": str(default_device())}
 
     def fit(self, name: str):
         """The :class:`~reproducer.train.Fitted` ``uni-skip`` or ``bi-skip``: this kernel's, else trained (resuming
         from its checkpoint; a finished one is reloaded)."""
-        from reproducer.evaluate import quick_look
         from reproducer.evaluate.training_curve import combined, curve_scores, held_out_loss
-        from reproducer.models import family
 
         def train(checkpoint):
             held_out = held_out_loss(family(self.family).held_out_batches(name, self.settings, self.data))

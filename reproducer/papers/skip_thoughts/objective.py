@@ -31,9 +31,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from reproducer.data.batches import TripleSampler
+from reproducer.data.training_corpus import corpus_word_ids, held_out_ids
 from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
+from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
-from reproducer.train import Preset
+from reproducer.flops import rnn_token_macs, training_flops
+from reproducer.runtime import default_device, seed_everything
+from reproducer.train import Preset, fit_module
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,8 +177,6 @@ def batch_flops(model: SkipThought, batch) -> float:
     real tokens only: the encoder's ``D · 3H(W + H)`` per centre token; each decoder's ``3H_d(W + H_d)`` per target
     token (``</s>`` included) and the output layer's ``H_d · K`` (``K``: the vocabulary, or the sampled candidates);
     the context term ``3H_d · E`` once per sentence and decoder (its product is hoisted out of the time loop)."""
-    from reproducer.flops import rnn_token_macs, training_flops
-
     config = model.config
     w, e, hd = config.encoder.word_dim, config.encoder.output_dim, config.decoder_hidden
     k = batch.candidates.numel() or config.encoder.vocab_size
@@ -198,24 +201,18 @@ def build_skip_thought(variant: str, preset: SkipThoughtPreset, vocab_size: int)
 def training_data(variant: str, preset: SkipThoughtPreset):
     """What :func:`fit_skip_thought` reads at ``preset``, as chapter 01 builds it: the training split of the corpus
     as ids of its ``vocab_size`` most frequent words."""
-    from reproducer.data.training_corpus import corpus_word_ids
-
     return corpus_word_ids(preset.max_books, preset.vocab_size)[0]
 
 
 def sampler(variant: str, preset: SkipThoughtPreset, data, seed: int = 0):
     """The step-indexed batches :func:`fit_skip_thought` trains on (also the held-out batches of a training curve:
     :meth:`reproducer.models.Family.held_out_batches`)."""
-    from reproducer.data.batches import TripleSampler
-
     return TripleSampler(data.tokenized, data.vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
                          n_sampled=preset.n_sampled, bucket=preset.bucket)
 
 
 def held_out_data(variant: str, preset: SkipThoughtPreset, data):
     """The held-out books as ids of the training vocabulary ``data.vocab``."""
-    from reproducer.data.training_corpus import held_out_ids
-
     return held_out_ids(data, preset.max_books)
 
 
@@ -225,10 +222,6 @@ def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoin
     :class:`~reproducer.data.training_data.TrainingData`); resume from ``checkpoint`` when present. The test-time
     encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's current weights; ``evaluate(fitted, step)``
     scores it for the training curve. Returns a :class:`~reproducer.train.Fitted`."""
-    from reproducer.encoders.trained import TokenEncoder
-    from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import fit_module
-
     seed_everything(seed)
     model = build_skip_thought(variant, preset, len(data.vocab))
     device = default_device(device)
