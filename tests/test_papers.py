@@ -4,6 +4,7 @@ touching any other file."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 import sys
 import textwrap
 from pathlib import Path
@@ -27,7 +28,8 @@ def check_family(family: Family) -> None:
     module = family._module()
     assert set(module.PRESETS) == set(SCALES), family.name
     assert all(isinstance(p, Preset) and p.name == name for name, p in module.PRESETS.items()), family.name
-    assert family.variants and all(isinstance(v, str) for v in family.variants), family.name
+    assert isinstance(module.VARIANTS, Mapping) and module.VARIANTS, family.name  # name -> what it is
+    assert all(isinstance(v, str) for v in family.variants), family.name
     fit = getattr(module, family.fit_function)
     parameters = inspect.signature(fit).parameters
     assert list(parameters)[:3] == ["variant", "preset", "data"], family.name

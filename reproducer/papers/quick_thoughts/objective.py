@@ -113,7 +113,10 @@ def batch_flops(model: QuickThought, batch) -> float:
     return training_flops(tokens * (rnn_token_macs(model.f) + rnn_token_macs(model.g)) + n * n * model.f.output_dim)
 
 
-VARIANTS = ("uni-QT", "bi-QT", "BoW-QT", "MC-QT")
+VARIANTS = {  # name -> its encoders f and g (the same shape as every paper's VARIANTS: name -> what it is)
+    "uni-QT": "two GRUs", "bi-QT": "two bidirectional GRUs", "BoW-QT": "two word averages",
+    "MC-QT": "two two-channel bidirectional GRUs (a trained and a fixed GloVe channel)",
+}
 
 
 def build_quick_thought(variant: str, preset, vocab_size: int, pretrained=None) -> QuickThought:
