@@ -70,7 +70,8 @@ def render() -> str:
     parts.append("## The papers\n\nOne package per paper (`reproducer/papers/<paper>/`): its declaration, objective "
                  "and chapter.\n")
     for paper in declarations():
-        package = next(m for m in sys.modules if m.startswith("reproducer.papers.")
+        # the package that declares it (its chapter modules import the same PAPER: only packages are searched)
+        package = next(m for m in sys.modules if m.startswith("reproducer.papers.") and m.count(".") == 2
                        and getattr(sys.modules[m], "PAPER", None) is paper)
         parts.append(f"### {paper.citation}: {paper.title} (chapter {paper.chapter[:2]})\n")
         parts += [block(m) for m in modules(package)]
