@@ -38,6 +38,7 @@ import pandas as pd
 from reproducer.checkpoints import identity
 from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.files import COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_json
+from reproducer.log import log_to, logger
 from reproducer.runtime import seed_everything
 
 PRESETS = ("smoke", "quick", "default", "paper")
@@ -90,12 +91,22 @@ def check_preset(preset: str) -> str:
     return preset
 
 
+#: The widest a book figure is drawn (inches) and its smallest font (points): at this width the page shows a figure
+#: at three quarters of its pixels or more in a 1280-px browser window, so 10-pt text reads at 11 px or more.
+FIGURE_WIDTH, SMALLEST_FONT = 8.0, 10.0
+#: Seaborn's colour-blind palette reordered so the first lines get distinct hues: its orange and vermilion, which
+#: readers confuse, come fourth and ninth apart (blue, orange, green, purple, grey, sky, brown, yellow, vermilion, pink).
+PALETTE = ["#0173b2", "#de8f05", "#029e73", "#cc78bc", "#949494", "#56b4e9", "#ca9161", "#ece133", "#d55e00", "#fbafe4"]
+
+
 def set_style() -> None:
-    """The book's one plotting style: seaborn whitegrid, colour-blind palette, readable sizes."""
+    """The book's one plotting style: seaborn whitegrid, a colour-blind-safe palette with distinct hues
+    (:data:`PALETTE`), fonts no smaller than :data:`SMALLEST_FONT`, legends outside crowded axes where the chapters
+    place them."""
     import matplotlib as mpl
     import seaborn as sns
 
-    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
+    sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE)
     mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 110, "figure.figsize": (7.0, 3.6),
                          "axes.titlesize": "medium", "axes.titleweight": "bold", "legend.frameon": False})
 
@@ -448,7 +459,7 @@ class NotebookRun:
             if why is None:
                 try:
                     value = load(path)
-                    print(f"[reused] {shown}")
+                    logger.info(f"[reused] {shown}")
                     _using(manifest.get("uses", {}).get(file, {}))  # a result computed from it uses them too
                     return value
                 except (ValueError, OSError, EOFError) as e:  # truncated JSON, CSV or gzip: computed again
@@ -463,7 +474,7 @@ class NotebookRun:
         save(path, value)
         record_keys(self.dir, {file: key}, uses={file: {c: i for c in sorted(used) if (i := _identity(c))}})
         took = f"{time.perf_counter() - t0:.1f} s"
-        print(f"[recomputed in {took}: {why}] {shown}" if why else f"[computed in {took}] {shown}")
+        logger.info(f"[recomputed in {took}: {why}] {shown}" if why else f"[computed in {took}] {shown}")
         return value
 
     def json(self, name: str, compute: Callable[[], Any]) -> Any:
@@ -558,11 +569,35 @@ class NotebookRun:
         return all(n in self._models or self.bundle_path(n).is_file() for n in names)
 
     def save_figure(self, fig, name: str) -> Path:
-        """Also keep a figure as ``<name>.png`` next to the numbers it shows."""
+        """Also keep a figure as ``<name>.png`` next to the numbers it shows; first made readable on the page
+        (:func:`readable_figure`), which is what ``plt.show()`` then displays too."""
+        readable_figure(fig)
         path = self.path(f"{name}.png")
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format="png", bbox_inches="tight")
         return path
+
+
+def readable_figure(fig) -> None:
+    """Raise every text of ``fig`` below :data:`SMALLEST_FONT` points to it and narrow the figure until what is saved
+    (its tight box, legends beside the axes included) is at most :data:`FIGURE_WIDTH` inches wide, its height kept: no
+    figure of the book is shrunk on the page until its labels are unreadable."""
+    import matplotlib.text
+
+    width, height = fig.get_size_inches()
+    for text in fig.findobj(matplotlib.text.Text):
+        if text.get_text() and text.get_fontsize() < SMALLEST_FONT:
+            text.set_fontsize(SMALLEST_FONT)
+    fig.set_size_inches(min(width, FIGURE_WIDTH), height)
+    for _ in range(3):  # what is saved is the tight box, legends beside the axes included: narrow until it fits
+        if not fig.legends:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # axes that tight_layout cannot place keep their place
+                fig.tight_layout()
+        tight = fig.get_tightbbox(fig.canvas.get_renderer()).width
+        if tight <= FIGURE_WIDTH + 0.05:
+            break
+        fig.set_size_inches(max(fig.get_size_inches()[0] - (tight - FIGURE_WIDTH), FIGURE_WIDTH / 2), height)
 
 
 def at_least_one(**parameters: int) -> None:
@@ -606,7 +641,8 @@ def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> 
               f"results={run.dir.relative_to(results_root().parent).as_posix()}")
     if changed:
         header += " (non-default parameters: " + ", ".join(f"{n}={v!r}" for n, v in changed.items()) + ")"
-    print(header)
+    log_to(run.path("run.log"))
+    logger.info(header)
     return run
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 import torch
-from tqdm.auto import tqdm
 
 from reproducer import checkpoints
 from reproducer.errors import ReproducerError
+from reproducer.log import progress_bar
 from reproducer.runtime import default_device, inference, keep_freed_memory, seed_everything
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
@@ -452,7 +452,8 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
             saved.update(step=log.step, time=time.monotonic())
 
     prefetch = _Prefetch(batches, pin=device.type == "cuda")
-    bar = tqdm(total=config.max_steps, initial=log.step, desc=desc, unit="step", disable=not progress or rank != 0)
+    bar = progress_bar(total=config.max_steps, initial=log.step, desc=desc, unit="step",
+                       disable=not progress or rank != 0)
     model.train()
     loss = torch.zeros(())
     try:

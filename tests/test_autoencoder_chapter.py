@@ -254,7 +254,7 @@ def test_training_table_and_figure():
     training = {"mean-max AAE": log(300, 90.0, [{"step": 300, "seconds": 90.0, "accuracy": 0.2, "STS14": 0.1}]),
                 "max AAE": log(300, 60.0)}
     table = aae.training_table(training, epoch=19200 * 10).data
-    assert table.loc["mean-max AAE", "minutes per 1000 batches"] == pytest.approx(5.0)
+    assert table.loc["mean-max AAE", "minutes per 1000 batches (whole run)"] == pytest.approx(5.0)
     assert table.loc["max AAE", "share of one epoch"] == pytest.approx(0.1)
     untrained = {"mean-max AAE": {"point": {"step": 0, "seconds": 0.0, "accuracy": 0.0, "STS14": 0.3}}}
     curves = aae.curve_logs(training, untrained, ["mean-max AAE"])

@@ -53,8 +53,8 @@ def test_curve_frame_and_figure_have_a_line_per_objective():
     frame = ec.curve_frame(units)
     assert len(frame) == 2 * 2 * len(ec.all_lines())
     fig = ec.equal_compute_figure(units)
-    ax = fig.axes[1]  # the legend sits on the transfer score against FLOPs
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(ec.all_lines())
+    ax = fig.axes[1]  # the legend sits under the panels, one for the figure
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == list(ec.all_lines())
     assert ax.get_xscale() == "log" and fig.axes[0].get_xscale() == "linear"  # against FLOPs, against seconds
 
 
@@ -139,7 +139,7 @@ def test_a_reference_is_scored_like_the_lines_cached_and_drawn_across(tmp_path, 
     books = [label for label in ec.all_lines() if label not in ec.pairs_lines()]
     units = [fake_unit(label, 0, [40, 50]) for label in books]
     fig = ec.equal_compute_figure(units, [reference])
-    legend = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == [*books, "toy (fixed)"]
     flat = [line for line in fig.axes[2].get_lines() if line.get_label() == "toy (fixed)"]
     assert len(flat) == 1 and set(flat[0].get_ydata()) == {reference["STS"]}  # the STS row

@@ -1,14 +1,26 @@
 """The nearest-neighbour explorer: search, tables, the static and the live widget."""
 from __future__ import annotations
 
+import json
+import string
+
 import ipywidgets as w
 import numpy as np
 import pytest
 
 from reproducer.data.corpus import CorpusConfig
 from reproducer.errors import ReproducerError
-from reproducer.report.explorer import (NeighbourIndex, explorer, held_out_pool, neighbour_frame, neighbours_html,
-                                        readable, static_explorer)
+from reproducer.report.explorer import (
+    NeighbourIndex,
+    explorer,
+    held_out_pool,
+    neighbour_frame,
+    neighbours_html,
+    pool_neighbours,
+    readable,
+    search_explorer,
+    static_explorer,
+)
 
 VECTORS = {"a cat sat": [1, 0, 0], "a kitten sat": [0.9, 0.1, 0], "dogs bark": [0, 1, 0],
            "a dog barked": [0.1, 0.9, 0.1], "rain fell": [0, 0, 1], "<b>bold</b>": [0.5, 0.5, 0.5]}
@@ -63,7 +75,7 @@ def test_frame_and_html(indexes):
 def test_static_explorer_links_the_dropdown_to_the_tables_in_the_browser(indexes):
     queries = ["a cat sat", "dogs bark", "rain fell"]
     box = static_explorer(neighbour_frame(indexes, queries, k=2), note="toy")
-    pick, note, pages = box.children
+    pick, _note, pages = box.children
     assert isinstance(pick, w.Dropdown) and isinstance(pages, w.Stack)
     assert [label for label, _ in pick.options][1].startswith("2. dogs bark")
     assert all(f'data-query="{q}"' in page.value for q, page in zip(queries, pages.children))
@@ -99,3 +111,126 @@ def test_held_out_pool_is_disjoint_and_in_range():
 def test_readable_detokenizes():
     assert readable("`` i do n't know , '' said he .") == '"I don\'t know," said he.'
     assert readable("in it i saw him .") == "In it I saw him."
+
+
+def _brute_force_neighbours(pool, vectors, k):
+    """The k most similar other pool sentences (not the same text) by a stable sort of the whole row
+    (cosines summed in float64, so identical vectors tie)."""
+    sims = (vectors.astype(np.float64) @ vectors.T.astype(np.float64)).astype(np.float32)
+    ids = []
+    for i, row in enumerate(sims):
+        row = np.where([s == pool[i] for s in pool], -np.inf, row)
+        ids.append(np.argsort(-row, kind="stable")[:k])
+    ids = np.array(ids)
+    return ids, np.take_along_axis(sims, ids, axis=1)
+
+
+def test_pool_neighbours_equal_a_brute_force_top_k():
+    rng = np.random.default_rng(3)
+    # a duplicate (same text, same vector) and a different sentence with the same vector (a tie)
+    pool = [f"sentence {i}" for i in range(60)] + ["sentence 7", "another 7"]
+    vectors = rng.standard_normal((60, 8)).astype(np.float32)
+    vectors = np.vstack([vectors, vectors[7], vectors[7]])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = NeighbourIndex("toy", Lookup("toy"), pool, vectors)
+    found = pool_neighbours(index, k=4, chunk=7)  # chunks that do not divide the pool
+    assert found["ids"].dtype == np.int32 and found["cosines"].dtype == np.float32
+    assert found["ids"].shape == found["cosines"].shape == (62, 4)
+    ids, cosines = _brute_force_neighbours(pool, vectors, 4)
+    np.testing.assert_array_equal(found["ids"], ids)
+    np.testing.assert_allclose(found["cosines"], cosines, atol=1e-6)
+    assert 60 not in found["ids"][7] and 7 not in found["ids"][60]  # the twin is skipped
+    assert found["ids"][7, 0] == found["ids"][60, 0] == 61 and found["ids"][61, :2].tolist() == [7, 60]
+    assert (np.diff(found["cosines"], axis=1) <= 0).all()
+
+
+def test_pool_neighbours_break_ties_in_pool_order():
+    # exact vectors: a, b, c and the second "a" are the same point, so their cosines tie at exactly 1
+    pool = ["a", "b", "c", "d", "a", "e"]
+    vectors = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [1, 0], [0, 1]], dtype=np.float32)
+    for chunk in (1, 2, 4, 2048):
+        found = pool_neighbours(NeighbourIndex("toy", Lookup("toy"), pool, vectors), k=3, chunk=chunk)
+        assert found["ids"].tolist() == [[1, 2, 3], [0, 2, 4], [0, 1, 4], [5, 0, 1], [1, 2, 3], [3, 0, 1]]
+        assert found["cosines"].tolist() == [[1, 1, 0], [1, 1, 1], [1, 1, 1], [1, 0, 0], [1, 1, 0], [1, 0, 0]]
+        np.testing.assert_array_equal(found["ids"], _brute_force_neighbours(pool, vectors, 3)[0])
+
+
+def test_pool_neighbours_refuse_a_bad_k(indexes):
+    with pytest.raises(ReproducerError, match="at least 1 and less than"):
+        pool_neighbours(indexes[0], k=0)
+    with pytest.raises(ReproducerError, match="at least 1 and less than the pool's 6"):
+        pool_neighbours(indexes[0], k=6)
+    twice = NeighbourIndex("toy", Lookup("toy"), ["a", "a", "b"], np.eye(3, dtype=np.float32))
+    with pytest.raises(ReproducerError, match="occurs 2 times"):
+        pool_neighbours(twice, k=2)
+
+
+DIGITS = string.ascii_uppercase + string.ascii_lowercase + string.digits + "+/"
+
+
+def _decode(text: str, width: int) -> list[int]:
+    """The fixed-width base-64 numerals of the explorer's data file, as numbers."""
+    values = []
+    for at in range(0, len(text), width):
+        value = 0
+        for digit in text[at:at + width]:
+            value = value * 64 + DIGITS.index(digit)
+        values.append(value)
+    return values
+
+
+def _payload(path, key):
+    prefix = f'window.REPRODUCER_EXPLORERS["{key}"] = '
+    line = next(line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith(prefix))
+    return json.loads(line[len(prefix):].rstrip(";"))
+
+
+def test_search_explorer_writes_its_data_file(indexes, tmp_path):
+    pool = indexes[0].pool + ['he said "</script><script>alert(1)</script>" \\ and \'left\'']
+    vectors = np.vstack([indexes[0].vectors, indexes[0].vectors[:1]])
+    neighbours = {name: pool_neighbours(NeighbourIndex(name, None, pool, v), k=3)
+                  for name, v in [("toy", vectors), ("flipped", vectors[:, ::-1])]}
+    page = search_explorer(pool, neighbours, key="toy-1", folder=tmp_path / "static", display=str.upper,
+                           note="toy <note>", k=2)
+    assert page.data_file == tmp_path / "static" / "explorer_toy-1.js"
+    text = page.data_file.read_text(encoding="ascii")
+    assert text.startswith("// ") and "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};" in text
+    assert "</script>" not in text.lower() and "<" not in text  # cannot close a script, whatever the sentences
+    data = _payload(page.data_file, "toy-1")
+    assert data["k"] == 2 and data["sentences"] == [s.upper() for s in pool]
+    assert [m["name"] for m in data["models"]] == ["toy", "flipped"]
+    for model, (name, found) in zip(data["models"], neighbours.items()):
+        assert len(model["ids"]) == 3 * len(pool) * 2 and len(model["cosines"]) == 2 * len(pool) * 2
+        assert _decode(model["ids"], 3) == found["ids"][:, :2].ravel().tolist()
+        cosines = (np.array(_decode(model["cosines"], 2)) - 1000) / 1000
+        np.testing.assert_allclose(cosines, found["cosines"][:, :2].ravel(), atol=5e-4)
+    markup = page.data
+    assert 'class="nn-search" id="nn-search-toy-1"' in markup and 'class="nn-search-input"' in markup
+    assert "Search the 7 held-out sentences" in markup and "toy &lt;note&gt;" in markup
+    assert '<script src="../_static/explorer_toy-1.js"></script>' in markup
+    assert "fetch(" not in markup and "XMLHttpRequest" not in markup
+    other = search_explorer(pool, neighbours, key="toy-1", folder=tmp_path, src_prefix="data/")
+    assert '<script src="data/explorer_toy-1.js">' in other.data and _payload(other.data_file, "toy-1")["k"] == 3
+
+
+def test_search_explorer_refuses_bad_input(indexes, tmp_path):
+    pool = indexes[0].pool
+    good = {"toy": pool_neighbours(indexes[0], k=2)}
+    for key in ("", "a b", "../up", "x.js"):
+        with pytest.raises(ReproducerError, match="file name"):
+            search_explorer(pool, good, key=key, folder=tmp_path)
+    with pytest.raises(ReproducerError, match="one row per pool sentence"):
+        search_explorer(pool[:-1], good, key="k", folder=tmp_path)
+    short = {"toy": {"ids": good["toy"]["ids"], "cosines": good["toy"]["cosines"][:, :1]}}
+    with pytest.raises(ReproducerError, match="one row per pool sentence"):
+        search_explorer(pool, short, key="k", folder=tmp_path)
+    far = {"toy": {"ids": good["toy"]["ids"] + 1, "cosines": good["toy"]["cosines"]}}
+    with pytest.raises(ReproducerError, match="ids must be integers in 0..5"):
+        search_explorer(pool, far, key="k", folder=tmp_path)
+    with pytest.raises(ReproducerError, match="'ids' and 'cosines'"):
+        search_explorer(pool, {"toy": {"ids": good["toy"]["ids"]}}, key="k", folder=tmp_path)
+    with pytest.raises(ReproducerError, match="k must be between 1 and 2"):
+        search_explorer(pool, good, key="k", folder=tmp_path, k=3)
+    with pytest.raises(ReproducerError, match="at least one model"):
+        search_explorer(pool, {}, key="k", folder=tmp_path)
+    assert not list(tmp_path.iterdir())  # nothing written when refused

@@ -291,13 +291,28 @@ def test_figure2_note_counts_the_rises_of_each_curve_and_the_held_out_change():
 def test_speed_note_gives_the_benchmark_the_training_runs_and_the_papers_ratio():
     from reproducer.papers.quick_thoughts.chapter import paper_speed_ratio, speed_note
 
-    note = speed_note(_runs(sampled=140.0), 20000, {"examples": 8000, "seconds": 10.0}, {"examples": 2000, "seconds": 10.0})
-    assert note.startswith("**Speed ratio (sentences/second, QT ÷ ST, same benchmark run, cpu):** **20.0×** against "
-                           "skip-thought with the paper's exact softmax over 20,000 words, **5.0×** against")
+    bench = {"runs": _runs(sampled=140.0), "repeats": [_runs(sampled=140.0), _runs(qt=1050.0, sampled=140.0)]}
+    note = speed_note(bench, 20000, {"examples": 8000, "seconds": 10.0}, {"examples": 2000, "seconds": 10.0})
+    assert note.startswith("**Speed ratio (sentences/second, QT ÷ ST, mean of 2 benchmark repeat(s), cpu):** **25.0×** "
+                           "against skip-thought with the paper's exact softmax over 20,000 words, **6.2×** against")
     assert "QT 800 vs ST 200 sentences/s = 4.0×." in note
     assert note.endswith(f"= **{paper_speed_ratio():.1f}×** at $H = 1000$ on a GPU.")
-    assert "**nan×** against our sampled" in speed_note(_runs(), 20000, {"examples": 1, "seconds": 1.0},
+    assert "**nan×** against our sampled" in speed_note({"runs": _runs()}, 20000, {"examples": 1, "seconds": 1.0},
                                                          {"examples": 1, "seconds": 1.0})
+
+
+def test_chapter_02_and_chapter_06_give_the_same_speed_up():
+    """The speed table of chapter 02 is the mean over the benchmark's repeats, as chapter 06's hardware row (the
+    book printed 4.55× from one repeat in chapter 02 and 5.12× from three in chapter 06)."""
+    from reproducer.papers.quick_thoughts.chapter import mean_speed_table, quick_thought_rows
+
+    bench = {"runs": _runs(sampled=140.0), "repeats": [_runs(sampled=140.0), _runs(qt=1050.0, sampled=175.0)]}
+    table = mean_speed_table(bench)
+    rows = {r["quantity"]: r["ours"] for r in quick_thought_rows(bench, "cpu")}
+    assert table.loc["sampled", "speed-up of QT"] == rows["speed-up of QT over skip-thought (sampled softmax here)"]
+    assert table.loc["exact", "speed-up of QT"] == pytest.approx((20 + 30) / 2)
+    assert table.loc["in-batch", "sentences_per_second"] == pytest.approx(875.0)
+    assert table.loc["in-batch", "objective"] == "quick_thought"
 
 
 def test_smaller_mc_qt_and_size_table():
@@ -634,6 +649,20 @@ def test_in_numbers_sums_up_the_gap_the_speed_and_the_analogies():
     assert "Overall: uni-QT 50.0%, MC-QT 25.0%, ST 12.5%, glove-bow 100.0%." in bullets[3]
     without = in_numbers(_comparison(), {"seconds": 120.0, "examples": 7400}, 740000, 300, 12.34, {"questions": []})
     assert without == text[: text.index("- **Analogies**")]  # the MC-QT bullet ends the paragraph
+
+
+def test_in_numbers_counts_a_model_printed_in_two_tables_once():
+    """MC-QT's accuracies are printed in two of the paper's tables: the mean gap counts each (encoder, task) once (the
+    book said "30 published accuracies", 24 of them distinct)."""
+    import pandas as pd
+
+    from reproducer.papers.quick_thoughts.claims import in_numbers
+
+    once = pd.DataFrame({"encoder": ["uni-QT", "MC-QT"], "task": ["MR", "MR"], "metric": ["acc", "acc"],
+                         "ours": [70.0, 75.0], "diff": [-10.0, -2.0]})
+    twice = pd.concat([once, once.iloc[[1]]], ignore_index=True)
+    text = in_numbers(twice, {"seconds": 1.0, "examples": 1}, 100, 300, 1.0, {"questions": []})
+    assert "6.0 accuracy points below the paper's on average (2 published accuracies" in text
 
 
 # --- MC-QT's training data -------------------------------------------------------------------------------------------

@@ -138,15 +138,71 @@ def test_published_names_exist_in_the_published_tables():
     assert not missing, missing
 
 
-def test_the_api_page_is_what_the_packages_generate():
-    """book/api.md is written by scripts/api_reference.py from the packages (every module, each paper a section):
-    a module added, moved or removed shows here until the page is written again."""
+def test_the_api_pages_are_what_the_packages_generate():
+    """book/api.md (the index) and book/api/<module>.md (one page per module) are written by
+    scripts/api_reference.py from the packages (every module, each paper a section): a module added, moved or removed
+    shows here until the pages are written again; a page left over from a removed module is stale; _toc.yml lists the
+    module pages (a glob under the book/api chapter)."""
     import runpy
 
     script = runpy.run_path(str(ROOT.parent / "scripts" / "api_reference.py"))
-    text = script["render"]()
-    assert (ROOT.parent / "book" / "api.md").read_text(encoding="utf-8") == text, \
-        "book/api.md is out of date: run python scripts/api_reference.py"
-    documented = {line.split(":: ")[1] for line in text.splitlines() if line.startswith(".. automodule::")}
+    pages = script["render"]()
+    assert script["problems"](pages) == [], "run python scripts/api_reference.py"
+    documented = {line.split(":: ")[1] for text in pages.values() for line in text.splitlines()
+                  if line.startswith(".. automodule::")}
     every = {_module_name(p) for p in ROOT.rglob("*.py")} - {"reproducer", "reproducer.__main__"}
     assert documented == every
+    index = pages[Path("book/api.md")]
+    assert all(f"](api/{module}.md)" in index for module in every), "the index links every module page"
+
+
+def test_the_api_check_finds_a_stale_a_missing_and_a_changed_page(tmp_path, monkeypatch):
+    import runpy
+    import shutil
+
+    script = runpy.run_path(str(ROOT.parent / "scripts" / "api_reference.py"))
+    pages = script["render"]()
+    shutil.copytree(ROOT.parent / "book" / "api", tmp_path / "book" / "api")
+    shutil.copy(ROOT.parent / "book" / "api.md", tmp_path / "book" / "api.md")
+    shutil.copy(ROOT.parent / "_toc.yml", tmp_path / "_toc.yml")
+    problems = script["problems"]
+    monkeypatch.setitem(problems.__globals__, "ROOT", tmp_path)
+    monkeypatch.setitem(problems.__globals__, "PAGES", tmp_path / "book" / "api")
+    monkeypatch.setitem(problems.__globals__, "TOC", tmp_path / "_toc.yml")
+    assert problems(pages) == []
+    (tmp_path / "book" / "api" / "reproducer.gone.md").write_text("# reproducer.gone\n")
+    (tmp_path / "book" / "api" / "reproducer.files.md").unlink()
+    (tmp_path / "book" / "api.md").write_text("# API reference\n")
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(toc.read_text().replace("- glob: book/api/*", "- file: book/api/reproducer.models"))
+    found = problems(pages)
+    assert any("reproducer.gone.md is stale" in p for p in found), found
+    assert any("reproducer.files.md is missing" in p for p in found), found
+    assert any("api.md is out of date" in p for p in found), found
+    assert any(p.startswith("_toc.yml") for p in found), found
+
+
+#: Terms the glossary (book/glossary.md) must define: the abbreviations a student meets in the chapters.
+GLOSSARY_TERMS = [
+    "MV", "SV", "SV-f", "SV-g", "U", "S", "B", "M", "RAE", "AAE", "mean-max", "o.g.", "wmean", "SIF", "WR",
+    "PC removal", "uni-skip", "bi-skip", "combine-skip", "uni-QT", "bi-QT", "combine-QT", "MC-QT", "BoW-QT", "PP",
+    "PP-XXL", "iRNN", "DAN", "vocabulary expansion", "evaluation configuration", "paper", "fast", "sklearn",
+    "prototype", "smoke", "preset", "quick", "default", "SentEval", "transfer task", "MR", "CR", "SUBJ", "MPQA",
+    "TREC", "MRPC", "SICK-E", "SICK-R", "STS12-16", "reproduced", "not reproduced", "inconclusive",
+    "paired bootstrap", "training-noise seeds", "unit",
+]
+
+
+def test_the_glossary_defines_every_term():
+    """Each term of :data:`GLOSSARY_TERMS` is a term of the ``{glossary}`` directive of book/glossary.md (a line of
+    its own, not indented; a definition's lines are indented), and the evaluation configurations and presets it
+    names are the code's."""
+    from reproducer.evaluate import CONFIGS
+    from reproducer.presets import SCALES
+
+    text = (ROOT.parent / "book" / "glossary.md").read_text(encoding="utf-8")
+    body = text.split("```{glossary}\n", 1)[1].split("\n```", 1)[0]
+    terms = {line.strip() for line in body.splitlines() if line.strip() and not line[0].isspace()
+             and not line.startswith(":")}
+    missing = [t for t in GLOSSARY_TERMS + list(CONFIGS) + list(SCALES) if t not in terms]
+    assert not missing, f"book/glossary.md defines no {missing}"

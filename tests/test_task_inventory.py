@@ -32,6 +32,9 @@ def test_samples_are_reproducible_and_labelled():
     assert a.equals(b) and len(a) == 4 and "|||" in a.text[0]
     assert a.label.between(1, 5).all()
     assert sample_records(TASKS["MR"], 2, seed=1).label.isin([0, 1]).all()
+    # a SICK pair holds both labels: SICK-E shows the entailment class, SICK-R the relatedness score
+    assert set(sample_records(TASKS["SICK-E"], 4, seed=1).label) <= {"ENTAILMENT", "NEUTRAL", "CONTRADICTION"}
+    assert sample_records(TASKS["SICK-R"], 4, seed=1).label.between(1, 5).all()
 
 
 def test_sentence_lengths_sample():

@@ -33,13 +33,13 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from reproducer.data.loaders import load_gutenberg_books
 from reproducer.data.registry import data_dir, dataset, require
 from reproducer.data.tokenize import split_sentences, tokenize
 from reproducer.errors import DataError
 from reproducer.files import follow_umask, write_json
+from reproducer.log import progress_bar
 
 BUILDER_VERSION = 5  # bump whenever the processing changes: it is part of the cache key
 SPLITS = ("train", "valid")
@@ -227,7 +227,7 @@ def build_corpus(config: CorpusConfig = CorpusConfig(), *, workers: int | None =
     workers = workers or os.cpu_count() or 1
     t0 = time.perf_counter()
     results: list[tuple[list[str], list[int]]] = []
-    bar = tqdm(total=len(jobs), desc="build corpus", unit="book", disable=not progress)
+    bar = progress_bar(total=len(jobs), desc="build corpus", unit="book", disable=not progress)
     try:
         if workers > 1 and len(jobs) > 1:
             with get_context("spawn").Pool(workers, initializer=_ignore_interrupts) as pool:

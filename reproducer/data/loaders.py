@@ -67,6 +67,9 @@ class PhrasePair:
 
 @dataclass(frozen=True)
 class WikiSentence:
+    """A sentence of the Wikipedia retrieval pool (:func:`load_wiki_pool`): its article's id and title, its position
+    in the article and its text."""
+
     page_id: int
     title: str
     sent_idx: int
@@ -86,6 +89,8 @@ class Analogy:
 
 @dataclass(frozen=True)
 class WordPair:
+    """Two words and their human score: similarity (SimLex-999) or relatedness (WordSim-353), 0-10."""
+
     a: str
     b: str
     score: float

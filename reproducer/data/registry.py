@@ -34,8 +34,6 @@ from typing import Iterable, Iterator
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
-from tqdm.auto import tqdm
-
 from reproducer.errors import (
     ChecksumMismatchError,
     DataError,
@@ -45,6 +43,7 @@ from reproducer.errors import (
     UnknownDatasetError,
 )
 from reproducer.files import atomic_path, existing_ancestor, remove_stale_parts, sha256_file
+from reproducer.log import progress_bar
 
 _CHUNK = 1 << 20
 _TIMEOUT = 60  # seconds a download may wait for the server (to connect, or between two reads)
@@ -68,6 +67,8 @@ class FileEntry:
 
 @dataclass(frozen=True)
 class Dataset:
+    """One registered dataset (an entry of ``registry.json``): its name, description, licence, source and files."""
+
     name: str
     description: str
     license: str
@@ -279,13 +280,13 @@ def _chunks(src, location: str) -> Iterator[bytes]:
         raise _interrupted(location, received, f"{int(length) - received:,} bytes of {int(length):,} never came")
 
 
-def _copy_stream(src, location: str, dst, bar: tqdm) -> None:
+def _copy_stream(src, location: str, dst, bar) -> None:
     for chunk in _chunks(src, location):
         dst.write(chunk)
         bar.update(len(chunk))
 
 
-def _download(location: str, is_local: bool, gzip_here: bool, entry: FileEntry, dst, bar: tqdm) -> None:
+def _download(location: str, is_local: bool, gzip_here: bool, entry: FileEntry, dst, bar) -> None:
     """Stream one source into the open file ``dst``; upstream plain text is hashed, then gzipped."""
     with (open(location, "rb") if is_local else _open_source(location)) as src:
         if not gzip_here:
@@ -302,7 +303,7 @@ def _download(location: str, is_local: bool, gzip_here: bool, entry: FileEntry, 
                                     hint="Upstream changed or the download broke.")
 
 
-def _fetch_file(entry: FileEntry, target: Path, source: str | None, bar: tqdm) -> None:
+def _fetch_file(entry: FileEntry, target: Path, source: str | None, bar) -> None:
     """Copy or download one file to ``target`` through a temporary file, verified, then renamed."""
     location, is_local, gzip_here = _source_of(entry, source)
     with atomic_path(target) as tmp:
@@ -350,8 +351,8 @@ def fetch(names: str | Iterable[str] | None = "all", *, force: bool = False,
             remove_stale_parts(folder)  # left by a fetch that was killed
         todo = [f for f in ds.files if force or not _is_valid(root / f.path, f)]
         if todo:
-            with tqdm(total=sum(f.size for f in todo), unit="B", unit_scale=True,
-                      desc=f"fetch {name}", disable=not progress, leave=False) as bar:
+            with progress_bar(total=sum(f.size for f in todo), unit="B", unit_scale=True,
+                              desc=f"fetch {name}", disable=not progress, leave=False) as bar:
                 for f in todo:
                     _fetch_file(f, root / f.path, source, bar)
         out.append(root / name)

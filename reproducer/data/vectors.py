@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from reproducer.data.corpus import Corpus, CorpusConfig, build_corpus
 from reproducer.data.loaders import load_google_analogy
@@ -31,6 +30,7 @@ from reproducer.data.registry import data_dir, require
 from reproducer.data.vocab import Vocabulary
 from reproducer.errors import ReproducerError
 from reproducer.files import atomic_path, write_json, write_text
+from reproducer.log import progress_bar
 
 
 class WordVectors:
@@ -167,7 +167,7 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
     from gensim.models.callbacks import CallbackAny2Vec
 
     class _EpochBar(CallbackAny2Vec):
-        def __init__(self, bar: tqdm):
+        def __init__(self, bar):
             self.bar = bar
 
         def on_epoch_end(self, model) -> None:
@@ -175,7 +175,7 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
 
     corpus = Corpus(corpus_root, "train")
     t0 = time.perf_counter()
-    with tqdm(total=config.epochs, desc="word2vec", unit="epoch", disable=not progress) as bar:
+    with progress_bar(total=config.epochs, desc="word2vec", unit="epoch", disable=not progress) as bar:
         model = Word2Vec(sentences=_SentenceStream(corpus), vector_size=config.vector_size,
                          window=config.window, min_count=config.min_count, sg=config.sg,
                          negative=config.negative, sample=config.sample, epochs=config.epochs,

@@ -16,11 +16,11 @@ from typing import Callable
 
 import numpy as np
 from sklearn.decomposition import TruncatedSVD
-from tqdm.auto import tqdm
 
 from reproducer.data.tokenize import tokenize
 from reproducer.data.vectors import WordVectors
 from reproducer.encoders.inputs import check_sentences
+from reproducer.log import progress_bar
 
 
 def _tokens(sentence: str, lowercase: bool) -> list[str]:
@@ -56,8 +56,8 @@ class WordAverageEncoder:
     def encode(self, sentences: list[str], batch_size: int = 1024, show_progress_bar: bool = False) -> np.ndarray:
         sentences = check_sentences(sentences)
         out = np.zeros((len(sentences), self.dim), dtype=np.float32)
-        for i, s in enumerate(tqdm(sentences, desc=f"encode {self.name}", disable=not show_progress_bar,
-                                   leave=False, mininterval=1.0)):
+        for i, s in enumerate(progress_bar(sentences, desc=f"encode {self.name}", disable=not show_progress_bar,
+                                           leave=False, mininterval=1.0)):
             out[i] = self._average(s)
         if self.remove_components and len(sentences) > self.remove_components:
             svd = TruncatedSVD(n_components=self.remove_components, n_iter=7, random_state=0)
@@ -100,8 +100,8 @@ class RandomEncoder:
     def encode(self, sentences: list[str], batch_size: int = 1024, show_progress_bar: bool = False) -> np.ndarray:
         sentences = check_sentences(sentences)
         out = np.zeros((len(sentences), self.dim), dtype=np.float32)
-        for i, s in enumerate(tqdm(sentences, desc=f"encode {self.name}", disable=not show_progress_bar,
-                                   leave=False, mininterval=1.0)):
+        for i, s in enumerate(progress_bar(sentences, desc=f"encode {self.name}", disable=not show_progress_bar,
+                                           leave=False, mininterval=1.0)):
             ids = [zlib.crc32(t.encode()) % self.buckets for t in s.lower().split()]
             if ids:
                 out[i] = self.matrix[ids].mean(axis=0)

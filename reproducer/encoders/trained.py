@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from reproducer.data.batches import pad, sentence_ids
 from reproducer.data.vectors import WordVectors
@@ -33,6 +32,7 @@ from reproducer.encoders.bundles import (
 )
 from reproducer.encoders.inputs import check_sentences
 from reproducer.errors import ReproducerError
+from reproducer.log import progress_bar
 from reproducer.runtime import default_device, inference
 
 
@@ -102,8 +102,8 @@ class TokenEncoder:
         order = np.argsort([len(r) for r in rows], kind="stable")
         out = np.zeros((len(rows), self.dim), dtype=np.float32)
         with inference(self.module):
-            for start in tqdm(range(0, len(rows), batch_size), desc=f"encode {self.name}", unit="batch",
-                              disable=not show_progress_bar):
+            for start in progress_bar(range(0, len(rows), batch_size), desc=f"encode {self.name}", unit="batch",
+                                      disable=not show_progress_bar):
                 idx = order[start:start + batch_size]
                 ids, lengths = pad([np.asarray(rows[i]) for i in idx])
                 out[idx] = self.module(ids.to(self.device), lengths.to(self.device)).float().cpu().numpy()

@@ -25,6 +25,8 @@ from reproducer.errors import ReproducerError
 
 @dataclass(frozen=True)
 class SentencePair:
+    """Two corpus sentences that differ in one token, the two tokens (``words``) a word pair of ``category``."""
+
     category: str
     source: str  # sentence with the first word of the pair
     target: str  # the same sentence with the second word
@@ -33,6 +35,8 @@ class SentencePair:
 
 @dataclass(frozen=True)
 class SentenceAnalogy:
+    """A question ``a : b :: c : d`` made of two sentence pairs of one category; ``d`` is the answer."""
+
     category: str
     a: str
     b: str

@@ -15,13 +15,13 @@ from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from reproducer.encoders.base import Encoder
 from reproducer.errors import DegenerateEmbeddingWarning, ReproducerError
 from reproducer.evaluate.items import pop_items
 from reproducer.evaluate.tasks import CONFIGS, TASKS, EvalConfig, Task, resolve_tasks
 from reproducer.files import write_json
+from reproducer.log import progress_bar
 
 _TEXT_FIELDS = ("text", "a", "b")
 
@@ -144,7 +144,7 @@ def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config
         raise ReproducerError("An encoder needs a method encode(sentences: list[str]) -> np.ndarray.")
     chosen: list[Task] = resolve_tasks(tasks if isinstance(tasks, str) else list(tasks))
     results = Results(getattr(encoder, "name", type(encoder).__name__), config.name)
-    bar = tqdm(chosen, desc="evaluate", unit="task", disable=not progress)
+    bar = progress_bar(chosen, desc="evaluate", unit="task", disable=not progress)
     for task in bar:
         bar.set_postfix_str(task.name)
         t0 = time.perf_counter()

@@ -201,6 +201,9 @@ def _cosine_task(label: str) -> Callable:
 
 @dataclass(frozen=True)
 class Task:
+    """An evaluation task: its name, ``load()`` (its records), ``run(data, embed, config)`` (its protocol: the
+    scores), the main metric, its kind, a description and the citation of its data."""
+
     name: str
     load: Callable[[], object]
     run: Callable[[object, Embed, EvalConfig], dict[str, float]]

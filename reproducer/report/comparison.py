@@ -19,6 +19,7 @@ from reproducer.evaluate.tasks import points_scale
 from reproducer.files import read_json
 from reproducer.models import DECLARATIONS, MODELS, PAPERS, published_names
 from reproducer.notebook import slug
+from reproducer.report.plots import legend_below
 
 #: The tasks of the one table, in order (SentEval's transfer tasks, then STS).
 TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15",
@@ -125,7 +126,7 @@ def paper_vs_ours_figure(pairs: pd.DataFrame):
     ax.plot([low, high], [low, high], color="grey", lw=1, ls="--", label="ours = paper")
     ax.set(xlim=(low, high), ylim=(low, high), xlabel="published (points)", ylabel="ours (points)",
            title=f"Paper vs ours: {len(pairs)} (model, task) pairs")
-    ax.legend(fontsize=8)
+    legend_below(ax, ncol=2)
     fig.tight_layout()
     return fig
 

@@ -201,7 +201,7 @@ def equal_compute_figure(units: list[dict], references: list[dict] = ()):
     if frame.empty:
         raise ReproducerError("No curve has a point yet: train the units first.")
     frame["point"] = frame.groupby(["line", "seed"]).cumcount()
-    fig, axes = plt.subplots(2, 2, figsize=(12, 7.5), sharey="row")
+    fig, axes = plt.subplots(2, 2, figsize=(8, 8), sharey="row")
     colours = dict(zip(all_lines(), plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     for row, score in enumerate(("transfer", "STS")):
         for col, x in enumerate(("seconds", "flops")):
@@ -219,7 +219,8 @@ def equal_compute_figure(units: list[dict], references: list[dict] = ()):
             ax.set_xlabel("training seconds" if x == "seconds" else "training FLOPs (useful, counted)")
             ax.set_ylabel("mean transfer score (points)" if score == "transfer" else "mean STS12-16 (Pearson r × 100)")
             ax.grid(alpha=0.3)
-    axes[0, 1].legend(fontsize=8, loc="center")  # the middle of the FLOPs axis is empty: no line lies under it
-    fig.suptitle("Equal compute: every objective trained for the same seconds on the same machine")
-    fig.tight_layout()
+    handles, labels = axes[0, 1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0))  # below the panels, off the lines
+    fig.suptitle("Equal compute: every objective, the same seconds, one machine")
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig

@@ -1,6 +1,6 @@
 """Nearest-neighbour explorer: which pool sentences does each encoder put closest to a query?
 
-Two front ends over one :class:`NeighbourIndex` per encoder:
+Three front ends over one :class:`NeighbourIndex` per encoder:
 
 - :func:`explorer` — live (needs a running kernel): type a sentence or pick a sample one, choose encoders
   and k; the neighbours are recomputed in Python on every change.
@@ -8,6 +8,10 @@ Two front ends over one :class:`NeighbourIndex` per encoder:
   queries linked in the browser (``jslink``) to a stack of pre-rendered neighbour tables, so switching
   the query switches the table with no Python behind it. Its widget state is saved in the executed
   notebook and rendered by the Jupyter widgets HTML manager that the book serves itself.
+- :func:`search_explorer` — precomputed for every pool sentence (:func:`pool_neighbours`), for the static
+  book: a search box over the whole pool; picking a sentence shows each encoder's neighbours. Plain
+  JavaScript in the page, its data in a script file beside the book's pages, so it works offline and
+  from ``file://``.
 
 Cosine similarity on L2-normalised vectors, as the papers' neighbour tables (Kiros et al. 2015 Table 2;
 Logeswaran & Lee 2018 Table 5).
@@ -15,9 +19,12 @@ Logeswaran & Lee 2018 Table 5).
 from __future__ import annotations
 
 import html
+import json
 import re
+import string
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,6 +32,7 @@ from sklearn.preprocessing import normalize
 
 from reproducer.encoders.base import Encoder
 from reproducer.errors import ReproducerError
+from reproducer.files import write_text
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -43,7 +51,7 @@ class NeighbourIndex:
 
     @classmethod
     def build(cls, encoder: Encoder, pool: list[str], *, name: str | None = None, batch_size: int = 256,
-              progress: bool = False) -> "NeighbourIndex":
+              progress: bool = False) -> NeighbourIndex:
         if not pool:
             raise ReproducerError("The neighbour pool is empty.")
         vectors = encoder.encode(list(pool), batch_size=batch_size, show_progress_bar=progress)
@@ -131,6 +139,262 @@ def static_explorer(frame: pd.DataFrame, display: Callable[[str], str] | None = 
     box.add_class("nn-explorer")
     box.link = link  # the browser-side link that switches the tables
     return box
+
+
+def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``k`` largest values and their columns, largest first, ties in column order (as a stable
+    sort of the whole row would give them), without sorting the whole row."""
+    kth = -np.partition(-sims, k - 1, axis=1)[:, k - 1]  # each row's k-th largest value
+    rows, cols = np.nonzero(sims >= kth[:, None])  # k or more candidates a row (more on ties)
+    order = np.lexsort((cols, -sims[rows, cols], rows))  # by row, then cosine down, then column
+    rows, cols = rows[order], cols[order]
+    first = np.searchsorted(rows, np.arange(len(sims)))  # where each row's candidates start
+    ids = cols[first[:, None] + np.arange(k)]
+    return ids, np.take_along_axis(sims, ids, axis=1)
+
+
+def pool_neighbours(index: NeighbourIndex, k: int = 5, *, chunk: int = 2048) -> dict:
+    """For every sentence of ``index.pool``, its ``k`` nearest other pool sentences by cosine, best first:
+    ``{"ids": int32 (n, k), "cosines": float32 (n, k)}``. The sentence itself and any pool sentence with
+    the same text are skipped; equal cosines rank in pool order (sentences with identical vectors tie exactly,
+    whatever order the matrix product summed in). Computed ``chunk`` rows at a time, so the n × n similarity
+    matrix never exists whole."""
+    pool, vectors = index.pool, np.asarray(index.vectors, dtype=np.float32)
+    n = len(pool)
+    if not 1 <= k < n:
+        raise ReproducerError(f"k must be at least 1 and less than the pool's {n:,} sentences, got {k}.")
+    same: dict[str, list[int]] = {}
+    for i, sentence in enumerate(pool):
+        same.setdefault(sentence, []).append(i)
+    twins = {i: group for group in same.values() if len(group) > 1 for i in group}
+    largest = max(len(group) for group in same.values())
+    if k > n - largest:
+        raise ReproducerError(f"k={k} is too large: a sentence that occurs {largest} times in the pool of {n:,} "
+                              f"has only {n - largest} other sentences.")
+    _, first, which = np.unique(vectors, axis=0, return_index=True, return_inverse=True)
+    original = first[which.ravel()]  # the first pool sentence with the same vector
+    copies = np.flatnonzero(original != np.arange(n))
+    ids, cosines = np.empty((n, k), np.int32), np.empty((n, k), np.float32)
+    for start in range(0, n, chunk):
+        stop = min(start + chunk, n)
+        sims = vectors[start:stop] @ vectors.T
+        sims[:, copies] = sims[:, original[copies]]  # the product may differ in the last bit: make them tie
+        sims[np.arange(stop - start), np.arange(start, stop)] = -np.inf  # the sentence itself
+        for i, group in twins.items():
+            if start <= i < stop:
+                sims[i - start, group] = -np.inf
+        ids[start:stop], cosines[start:stop] = _top_k(sims, k)
+    return {"ids": ids, "cosines": cosines}
+
+
+#: Digits of the fixed-width base-64 numerals in the search explorer's data file (most significant first).
+_DIGITS = string.ascii_uppercase + string.ascii_lowercase + string.digits + "+/"
+_ID_DIGITS, _COSINE_DIGITS = 3, 2  # ids up to 64**3 - 1; cosines as 1000 * cosine + 1000 in 0..2000
+_SEARCH_HITS = 15  # matching sentences listed at most
+
+
+def _numerals(values: np.ndarray, width: int) -> str:
+    """Non-negative integers as concatenated ``width``-digit base-64 numerals (digits ``_DIGITS``)."""
+    values = np.asarray(values, dtype=np.int64).ravel()
+    places = values[:, None] // 64 ** np.arange(width - 1, -1, -1) % 64
+    return np.frombuffer(_DIGITS.encode("ascii"), np.uint8)[places].tobytes().decode("ascii")
+
+
+def _script_json(value) -> str:
+    """JSON that is safe anywhere in a script: ASCII only, and no ``<``, ``>`` or ``&`` (so no ``</script>``)."""
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _check_pool_neighbours(pool: list[str], neighbours: dict[str, dict], k: int | None) -> int:
+    """The k to show: ``k``, or the smallest k the models have; :class:`ReproducerError` on malformed arrays."""
+    n = len(pool)
+    if not n:
+        raise ReproducerError("The neighbour pool is empty.")
+    if n > 64 ** _ID_DIGITS:
+        raise ReproducerError(f"The search explorer takes at most {64 ** _ID_DIGITS:,} pool sentences, got {n:,}.")
+    if not neighbours:
+        raise ReproducerError("Give the neighbours of at least one model.")
+    widths = []
+    for name, found in neighbours.items():
+        if not {"ids", "cosines"} <= set(found):
+            raise ReproducerError(f"{name}: the neighbours need 'ids' and 'cosines' (as pool_neighbours returns).")
+        ids, cosines = np.asarray(found["ids"]), np.asarray(found["cosines"])
+        if ids.ndim != 2 or ids.shape[0] != n or cosines.shape != ids.shape:
+            raise ReproducerError(f"{name}: ids {ids.shape} and cosines {cosines.shape} must both be "
+                                  f"({n}, k), one row per pool sentence.")
+        if not np.issubdtype(ids.dtype, np.integer) or ids.size and not 0 <= ids.min() <= ids.max() < n:
+            raise ReproducerError(f"{name}: neighbour ids must be integers in 0..{n - 1} (pool positions).")
+        if not np.isfinite(cosines).all():
+            raise ReproducerError(f"{name}: the cosines must be finite numbers.")
+        widths.append(ids.shape[1])
+    k = min(widths) if k is None else k
+    if not 1 <= k <= min(widths):
+        raise ReproducerError(f"k must be between 1 and {min(widths)} (the neighbours given), got {k}.")
+    return k
+
+
+def search_explorer(pool: list[str], neighbours: dict[str, dict], *, key: str, folder: str | Path,
+                    display: Callable[[str], str] | None = None, note: str = "", k: int | None = None,
+                    src_prefix: str = "../_static/"):
+    """A precomputed explorer over the whole pool, for the static book (no kernel, offline, ``file://``): a
+    search box that lists the pool sentences containing the words typed; clicking one (or Enter) shows each
+    model's neighbours of it as a :func:`neighbours_html`-like table. ``neighbours`` maps a model name to
+    its :func:`pool_neighbours` (first ``k`` shown; all by default); ``display`` maps a sentence to the
+    text shown and searched (e.g. :func:`readable`).
+
+    The data go to ``<folder>/explorer_<key>.js``, a script that sets
+    ``window.REPRODUCER_EXPLORERS[key]`` to ``{"k", "sentences", "models": [{"name", "ids", "cosines"}]}``:
+    the displayed sentences once, and per model its neighbour ids (3 base-64 digits each) and cosines
+    (``1000 * cosine + 1000``, 2 digits each) as strings, row-major (sentence, rank). Digits ``A-Z a-z 0-9
+    + /``, most significant first. The page loads it from ``src_prefix + "explorer_<key>.js"``: the book
+    copies ``folder`` into ``_static/`` (``html_static_path``) and chapters sit one level below the site's
+    root. Returns an ``IPython.display.HTML``; its ``data_file`` is the path written."""
+    from IPython.display import HTML
+
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", key or ""):
+        raise ReproducerError(f"The explorer key must be letters, digits, '_' or '-' (a file name), got {key!r}.")
+    k = _check_pool_neighbours(pool, neighbours, k)
+    display = display or (lambda s: s)
+    models = []
+    for name, found in neighbours.items():
+        cosines = np.clip(np.rint(np.asarray(found["cosines"], dtype=np.float64)[:, :k] * 1000), -1000, 1000)
+        models.append({"name": str(name), "ids": _numerals(np.asarray(found["ids"])[:, :k], _ID_DIGITS),
+                       "cosines": _numerals(cosines.astype(np.int64) + 1000, _COSINE_DIGITS)})
+    data = {"k": k, "sentences": [display(s) for s in pool], "models": models}
+    data_file = Path(folder) / f"explorer_{key}.js"
+    write_text(data_file, "// Data of a nearest-neighbour search explorer (reproducer.report.explorer.search_explorer).\n"
+                          "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};\n"
+                          f'window.REPRODUCER_EXPLORERS["{key}"] = {_script_json(data)};\n')
+
+    src = src_prefix + data_file.name
+    settings = _script_json({"key": key, "id": f"nn-search-{key}", "src": src, "hits": _SEARCH_HITS,
+                             "digits": _DIGITS, "idDigits": _ID_DIGITS, "cosineDigits": _COSINE_DIGITS})
+    label = f"Search the {len(pool):,} held-out sentences"
+    page = HTML(
+        f'<div class="nn-search" id="nn-search-{key}">{_STYLE}{_SEARCH_STYLE}'
+        + (f"<p><small>{html.escape(note)}</small></p>" if note else "")
+        + f'<input class="nn-search-input" type="search" placeholder="{label}" aria-label="{label}" disabled>'
+        '<div class="nn-search-status">Loading the sentences…</div><ul class="nn-search-hits"></ul>'
+        '<div class="nn-search-result"></div></div>'
+        f'<script src="{html.escape(src, quote=True)}"></script>'
+        f"<script>{_SEARCH_SCRIPT.replace('SETTINGS', settings)}</script>")
+    page.data_file = data_file
+    return page
+
+
+_SEARCH_STYLE = (
+    "<style>.nn-search-input{width:95%;padding:4px 6px;font-size:100%}"
+    ".nn-search-status{font-size:85%;color:#666;margin:2px 0}"
+    ".nn-search-hits{list-style:none;padding-left:0;margin:0 0 8px 0;font-size:88%;max-height:20em;overflow-y:auto}"
+    ".nn-search-hit,.nn-search-result td{cursor:pointer}"
+    ".nn-search-hit{padding:2px 4px;border-bottom:1px solid #eee}"
+    ".nn-search-hit:hover,.nn-search-hit:focus,.nn-search-result td:hover{background:#f3f3ff}</style>")
+
+# The search explorer's page script; SETTINGS becomes its settings (JSON). It waits for the data script,
+# which may run before or after it, and builds every element from text (textContent), never from markup.
+_SEARCH_SCRIPT = """
+(function () {
+  var settings = SETTINGS, box = document.getElementById(settings.id);
+  var input = box.querySelector(".nn-search-input"), status = box.querySelector(".nn-search-status"),
+      list = box.querySelector(".nn-search-hits"), result = box.querySelector(".nn-search-result");
+  var value = {}, data, lower, waited = 0;
+  for (var d = 0; d < settings.digits.length; d++) value[settings.digits[d]] = d;
+
+  function number(text, at, width) {  // the base-64 numeral of `width` digits at `at`
+    var v = 0;
+    for (var j = at; j < at + width; j++) v = v * 64 + value[text[j]];
+    return v;
+  }
+
+  function start() {
+    data = (window.REPRODUCER_EXPLORERS || {})[settings.key];
+    if (!data) {
+      if ((waited += 100) > 30000) status.textContent = "The explorer's data (" + settings.src + ") did not load.";
+      else setTimeout(start, 100);
+      return;
+    }
+    lower = data.sentences.map(function (s) { return s.toLowerCase(); });
+    input.disabled = false;
+    status.textContent = "Type a word or two.";
+    input.addEventListener("input", search);
+    input.addEventListener("keydown", function (e) {
+      var first = list.querySelector(".nn-search-hit");
+      if (e.key === "Enter" && first) { e.preventDefault(); show(+first.dataset.index); }
+    });
+    list.addEventListener("click", function (e) {
+      var hit = e.target.closest(".nn-search-hit");
+      if (hit) show(+hit.dataset.index);
+    });
+    list.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" && e.target.dataset.index) show(+e.target.dataset.index);
+    });
+    result.addEventListener("click", function (e) {  // a neighbour becomes the query
+      var cell = e.target.closest("td[data-index]");
+      if (cell) show(+cell.dataset.index);
+    });
+    if (input.value) search();
+  }
+
+  function search() {  // the whole query first, then sentences with all of its words
+    var query = input.value.trim().toLowerCase(), words = query.split(/\\s+/), whole = [], all = [];
+    list.textContent = "";
+    if (!query) { status.textContent = "Type a word or two."; return; }
+    lower.forEach(function (s, i) {
+      if (s.indexOf(query) >= 0) whole.push(i);
+      else if (words.every(function (w) { return s.indexOf(w) >= 0; })) all.push(i);
+    });
+    var hits = whole.concat(all);
+    status.textContent = !hits.length ? "No sentence contains all of these words."
+      : hits.length.toLocaleString("en") + (hits.length === 1 ? " sentence" : " sentences")
+        + (hits.length > settings.hits ? ", the first " + settings.hits + " shown" : "")
+        + ": pick one to see its neighbours.";
+    hits.slice(0, settings.hits).forEach(function (i) {
+      var item = document.createElement("li");
+      item.className = "nn-search-hit";
+      item.tabIndex = 0;
+      item.dataset.index = i;
+      item.textContent = data.sentences[i];
+      list.appendChild(item);
+    });
+  }
+
+  function cell(row, tag, text) {
+    var c = document.createElement(tag);
+    c.textContent = text;
+    row.appendChild(c);
+    return c;
+  }
+
+  function show(i) {  // the neighbour table of pool sentence i: rank down, models across
+    var k = data.k, table = document.createElement("table"), head = table.createTHead().insertRow(),
+        body = table.createTBody(), query = document.createElement("p"), label = document.createElement("b");
+    table.className = "nn-table";
+    cell(head, "th", "#");
+    data.models.forEach(function (m) { cell(head, "th", m.name); });
+    for (var r = 0; r < k; r++) {
+      var row = body.insertRow();
+      cell(row, "th", String(r + 1));
+      data.models.forEach(function (m) {
+        var at = i * k + r, j = number(m.ids, at * settings.idDigits, settings.idDigits),
+            cosine = (number(m.cosines, at * settings.cosineDigits, settings.cosineDigits) - 1000) / 1000,
+            td = cell(row, "td", " " + data.sentences[j]), badge = document.createElement("span");
+        badge.className = "nn-cos";
+        badge.textContent = cosine.toFixed(3);
+        td.insertBefore(badge, td.firstChild);
+        td.dataset.index = j;
+      });
+    }
+    label.textContent = "Query:";
+    query.append(label, " " + data.sentences[i]);
+    result.textContent = "";
+    result.dataset.index = i;
+    result.append(query, table);
+  }
+
+  start();
+})();
+"""
 
 
 def explorer(indexes: list[NeighbourIndex], queries: list[str] | None = None, k: int = 5,

@@ -14,6 +14,7 @@ import pandas as pd
 
 from reproducer.errors import ReproducerError
 from reproducer.models import DECLARATIONS
+from reproducer.report.plots import legend_below
 
 COLUMNS = ["paper", "figure", "quantity", "paper's value", "paper's hardware", "ours", "our hardware",
            "ours / paper", "note"]
@@ -33,21 +34,22 @@ def hardware_table(preset: str = "default", root: str | Path = "results", hardwa
 
 def hardware_figure(table: pd.DataFrame):
     """Paper against ours for every row with both (log-log, the diagonal drawn: on it, our CPU reproduces the
-    paper's ratio). Returns the figure."""
+    paper's ratio), each point labelled with its row's number in ``table`` (1, 2, …: the table shown under the figure
+    numbers its rows alike; quantity names would overlap). Returns the figure."""
     import matplotlib.pyplot as plt
 
-    both = table.dropna(subset=["paper's value", "ours"])
-    fig, ax = plt.subplots(figsize=(6.5, 5))
+    numbered = table.reset_index(drop=True).assign(number=lambda t: t.index + 1)
+    both = numbered.dropna(subset=["paper's value", "ours"])
+    fig, ax = plt.subplots(figsize=(7, 5))
     for paper, rows in both.groupby("paper", sort=False):
         ax.scatter(rows["paper's value"], rows["ours"], label=paper, s=40)
         for _, r in rows.iterrows():
-            ax.annotate(r["quantity"].split(",")[0][:32], (r["paper's value"], r["ours"]), fontsize=7,
-                        xytext=(3, 3), textcoords="offset points")
+            ax.annotate(str(r["number"]), (r["paper's value"], r["ours"]), xytext=(4, 3), textcoords="offset points")
     low = min(both["paper's value"].min(), both["ours"].min()) / 1.5
     high = max(both["paper's value"].max(), both["ours"].max()) * 1.5
     ax.plot([low, high], [low, high], color="grey", lw=1, ls="--", label="ours = paper")
     ax.set(xscale="log", yscale="log", xlabel="the paper's figure (its GPU)", ylabel="ours (2-core CPU)",
-           title="Timing figures: paper vs ours")
-    ax.legend(fontsize=8)
+           title="Timing figures: paper vs ours (numbers: rows of the table below)")
+    legend_below(ax, ncol=2)
     fig.tight_layout()
     return fig

@@ -11,6 +11,12 @@ def log_frame(logs: dict[str, dict], part: str = "losses") -> pd.DataFrame:
                      ignore_index=True)
 
 
+def legend_below(ax, ncol: int = 3, **options) -> None:
+    """``ax``'s legend under the axes (below its x label), in ``ncol`` columns: off the data, and not beside the
+    axes, where it would take the width the figure needs in the book's text column."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=ncol, **options)
+
+
 def curves(logs: dict[str, dict], y: str, ax, *, part: str = "losses", x: str = "seconds", marker: str | None = None,
            **labels):
     """One line per model of ``y`` (``"loss"``, or a score of the evaluation records with ``part="evals"``) against
@@ -19,6 +25,7 @@ def curves(logs: dict[str, dict], y: str, ax, *, part: str = "losses", x: str = 
 
     sns.lineplot(data=log_frame(logs, part), x=x, y=y, hue="model", marker=marker, ax=ax)
     ax.set(**labels)
+    legend_below(ax, title="model")
     return ax
 
 
@@ -60,7 +67,7 @@ def score_bars(scores: pd.DataFrame, ax, *, value: str = "accuracy", **labels):
     bars = scores.reset_index(names="encoder").melt(id_vars="encoder", var_name="task", value_name=value)
     sns.barplot(data=bars, x="task", y=value, hue="encoder", ax=ax)
     ax.set(ylim=(bars[value].min() - 5, 100), **{"xlabel": "", **labels})
-    ax.legend(ncol=5, fontsize=8, loc="upper center")
+    ax.legend(ncol=4, loc="lower center", bbox_to_anchor=(0.5, 1.02))  # above the bars, off the data
     return ax
 
 
@@ -79,15 +86,15 @@ def versus_bars(ours: pd.DataFrame, paper: pd.DataFrame, metrics: list[str], *, 
         ax.barh(y - 0.2, paper[metric], height=0.4, label="paper", color="C7")
         ax.set(title=metric, yticks=y, yticklabels=ours.index)
         ax.invert_yaxis()
-    axes[0][0].legend(loc="lower left", fontsize=8)
+    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1))  # beside the panels, off the bars
     fig.suptitle(title)
     return fig
 
 
 def ours_and_paper_lines(ours: pd.DataFrame, paper: pd.DataFrame, ax, *, value: str = "value", **labels):
     """Each row of ``ours`` and of ``paper`` (same rows and columns, e.g. models × length bins) as a line over the
-    columns in their order: colour per row, line style and markers per source (ours / paper), the legend outside on
-    the right; ``labels`` go to ``ax.set``."""
+    columns in their order: colour per row, line style and markers per source (ours / paper), the legend under the
+    axes; ``labels`` go to ``ax.set``."""
     import seaborn as sns
 
     long = pd.concat([ours.stack().rename(value).reset_index().assign(source="ours"),
@@ -95,7 +102,7 @@ def ours_and_paper_lines(ours: pd.DataFrame, paper: pd.DataFrame, ax, *, value: 
     sns.lineplot(data=long, x=ours.columns.name, y=value, hue=ours.index.name, style="source", markers=True, ax=ax,
                  sort=False)
     ax.set(**labels)
-    ax.legend(loc="center left", bbox_to_anchor=(1, 0.5))
+    legend_below(ax, ncol=4)
     return ax
 
 
@@ -117,5 +124,5 @@ def score_curves(logs: dict[str, dict], y: str, ax, *, x: str = "seconds", per: 
     for name, group in log_frame(logs, "evals").groupby("model", sort=False):
         ax.plot(group[x] / per, group[y], marker="o", label=name)
     ax.set(**labels)
-    ax.legend(fontsize=8)
+    legend_below(ax)
     return ax

@@ -48,13 +48,18 @@ def benchmark_table(tasks: dict[str, Task] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The record field a task is scored against, where a record holds several (a SICK pair: relatedness and entailment).
+_LABELS = {"SICK-E": ("entailment",), "SICK-R": ("relatedness",)}
+
+
 def sample_records(task: Task, n: int = 3, seed: int = 0) -> pd.DataFrame:
-    """``n`` random records of a task: text (or the two sides of a pair) and the label or score."""
+    """``n`` random records of a task: text (or the two sides of a pair) and the label or score the task scores
+    (SICK-E its entailment class, SICK-R its relatedness)."""
     records = random.Random(seed).sample(_records(task.load()), n)
     rows = []
     for r in records:
         text = r.text if hasattr(r, "text") else f"{r.a}  |||  {r.b}"
-        label = next(getattr(r, f) for f in ("label", "score", "relatedness") if hasattr(r, f))
+        label = next(getattr(r, f) for f in _LABELS.get(task.name, ("label", "score", "relatedness")) if hasattr(r, f))
         rows.append({"task": task.name, "text": text, "label": label})
     return pd.DataFrame(rows)
 

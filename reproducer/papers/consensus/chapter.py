@@ -28,6 +28,7 @@ from reproducer.models import family
 from reproducer.notebook import slug
 from reproducer.papers.consensus import PAPER
 from reproducer.report.claims import Claim, Evidence, point_claim, verdict
+from reproducer.report.plots import legend_below
 from reproducer.report.published import published
 from reproducer.report.tables import log_table, paper_table
 from reproducer.report.units import ChapterModels
@@ -84,9 +85,9 @@ def plot_figure1(fig1: pd.DataFrame):
     for name, group in fig1.groupby("curve"):
         ax.plot(group.seconds, group.U, marker="o", color=palette[name], ls="-" if name.startswith("MV") else "--",
                 label=name)
-    ax.set(xlabel="training seconds (2 CPU cores)", ylabel="mean Pearson r x 100 (STS12-16, SICK)",
-           title="Figure 1: multi-view (solid) vs single-view (dashed) during training")
-    ax.legend(ncol=2, fontsize=8)
+    ax.set(xlabel="training seconds (2 CPU cores)", ylabel="mean r × 100 (STS12-16, SICK)",
+           title="Figure 1: multi-view (solid) vs single-view (dashed)")
+    legend_below(ax)
     return fig
 
 

@@ -175,14 +175,14 @@ def training_table(training: dict[str, dict], epoch: int):
     epoch of ``epoch`` sentences, final loss, held-out accuracy and attention on ``z_mean``; a formatted Styler."""
     table = pd.DataFrame({
         name: {"batches": r["step"], "trainable parameters": r["parameters"], "training seconds": r["seconds"],
-               "minutes per 1000 batches": r["seconds"] / r["step"] * 1000 / 60,
+               "minutes per 1000 batches (whole run)": r["seconds"] / r["step"] * 1000 / 60,
                "share of one epoch": r["examples"] / epoch,
                "final loss": r["losses"][-1]["loss"], "held-out reconstruction accuracy": r["held_out"]["accuracy"],
                "attention on z_mean": r["held_out"]["attention"].get("z_mean", np.nan)}
         for name, r in training.items()}).T
     return table.style.format(
         {"batches": "{:,.0f}", "trainable parameters": "{:,.0f}", "training seconds": "{:,.0f}",
-         "minutes per 1000 batches": "{:.1f}", "share of one epoch": "{:.1%}", "final loss": "{:.3f}",
+         "minutes per 1000 batches (whole run)": "{:.1f}", "share of one epoch": "{:.1%}", "final loss": "{:.3f}",
          "held-out reconstruction accuracy": "{:.1%}", "attention on z_mean": "{:.3f}"}, na_rep="–")
 
 
@@ -197,14 +197,13 @@ def training_figure(training: dict[str, dict], curves: dict[str, dict]):
     ``curves`` logs (:func:`curve_logs`) against training minutes."""
     import matplotlib.pyplot as plt
 
-
-    fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
-    loss_curves(training, "loss", axes[0], x="step", xlabel="batch", ylabel="label-smoothed cross-entropy",
+    fig, axes = plt.subplots(3, 1, figsize=(8, 9))  # stacked: three panels side by side would not read in the column
+    loss_curves(training, "loss", axes[0], x="step", xlabel="batch", ylabel="label-smoothed\ncross-entropy",
                 title="Training loss, six variants")
     axes[0].get_legend().set_title("variant")
     for ax, metric, label in [(axes[1], "accuracy", "held-out reconstruction accuracy"),
                               (axes[2], "STS14", "STS14 Pearson r")]:
-        score_curves(curves, metric, ax, xlabel="training minutes (2 CPU cores)", ylabel=label,
+        score_curves(curves, metric, ax, xlabel="training minutes (2 CPU cores)", ylabel=label.replace(" acc", "\nacc"),
                      title=f"{label} vs wall-clock")
     fig.tight_layout()
     return fig
@@ -227,7 +226,7 @@ def timing_table(timing: dict):
     """The timing study (a ``bench_widths`` record) beside the paper's minutes per 1000 batches; a formatted Styler."""
     table = pd.DataFrame({TIMED[r["objective"]]: {
         "batch": r["batch_size"], "batches timed": r["steps"],
-        "minutes per 1000 batches (ours)": r["minutes_per_1000_batches"],
+        "minutes per 1000 batches (ours, timing study)": r["minutes_per_1000_batches"],
         "sentences / second": r["sentences_per_second"], "trainable parameters": r["parameters"],
         "peak memory (MiB)": r["peak_memory_bytes"] / 2**20} for r in timing["runs"]}).T
     for model, minutes in paper_timing()[0].items():
@@ -296,13 +295,14 @@ def attention_figure(maps: list[dict]):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    fig, axes = plt.subplots(len(maps), 1, figsize=(11, 1.35 * len(maps) + 0.6), squeeze=False)
+    fig, axes = plt.subplots(len(maps), 1, figsize=(8, 1.6 * len(maps) + 0.8), squeeze=False)
     for ax, m in zip(axes[:, 0], maps):
         frame = attention_frame(m)
-        sns.heatmap(frame, vmin=0, vmax=1, cmap="viridis", annot=True, fmt=".2f", annot_kws={"size": 7}, cbar=False,
-                    ax=ax, xticklabels=m["words"])
-        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
-    fig.suptitle("Mean-max attention of the AAE decoder while predicting each token (mean over heads)")
+        sns.heatmap(frame, vmin=0, vmax=1, cmap="viridis", annot=True, fmt=".1f", cbar=False, ax=ax,
+                    xticklabels=m["words"])
+        ax.tick_params(axis="x", labelrotation=30)
+        ax.tick_params(axis="y", labelrotation=0)  # z_mean, z_max read across
+    fig.suptitle("Mean-max attention of the AAE decoder\nwhile predicting each token (mean over heads)")
     fig.tight_layout()
     return fig
 

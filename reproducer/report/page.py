@@ -1,0 +1,201 @@
+"""What a chapter's page shows a reader, in one style for the whole book: the claims box that opens each chapter, its
+tables, the line that regenerates them, its figures' captions.
+
+- :data:`NUMBER_RULE` and :func:`number`: how every table prints a number — scores in points (accuracy in %,
+  correlations × 100) and anything else of magnitude ≥ 1 with one decimal, smaller magnitudes with three significant
+  digits, whole numbers with thousands separators, a missing value as "—".
+- :class:`Page`: one chapter's page. :meth:`Page.table` shows a frame in the book's style (padded cells, the rule
+  above unless a column says otherwise, a box that scrolls sideways when the table is wider than the text column)
+  with the ``papermill`` command that regenerates it underneath; :meth:`Page.claims_box` is the short box of each
+  claim's outcome and reason that the chapter opens with (glued to its top with myst-nb's ``glue``, since the claims are
+  computed at the end); :meth:`Page.glue` puts any value where the prose quotes it.
+"""
+from __future__ import annotations
+
+import html
+import inspect
+import json
+import math
+import re
+from dataclasses import dataclass
+from numbers import Number
+from pathlib import Path
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+from reproducer.files import read_json
+from reproducer.notebook import notebook_path, results_root
+from reproducer.report.claims import COLOURS
+
+_CHECKOUT = Path(__file__).resolve().parents[2]
+#: The one rule for numbers in the book's tables (stated in the intro's "How to read a table").
+NUMBER_RULE = ("Scores are in points (accuracy in %, correlations × 100); every number of magnitude 1 or more prints "
+               "with one decimal, smaller ones with three significant digits, whole numbers with thousands separators; "
+               "— marks a value that does not exist for that row (e.g. a task the paper did not report).")
+#: A one-line reason per outcome, completed with the claim's interval and threshold.
+REASONS = {"reproduced": "the whole interval clears the threshold",
+           "not reproduced": "the whole interval lies on the wrong side of the threshold",
+           "inconclusive": "the interval contains the threshold",
+           "not checked": "a number it needs is missing"}
+_STYLE = ("<style>.book-table{overflow-x:auto;max-width:100%;margin:0.5em 0}"
+          ".book-table table{border-collapse:collapse;font-size:0.88em}"
+          ".book-table th,.book-table td{padding:3px 9px;text-align:right;white-space:nowrap}"
+          ".book-table td:first-child,.book-table th.row_heading{text-align:left}"
+          ".book-table .wrap{white-space:normal;text-align:left;min-width:16em}"
+          ".regenerate{font-size:0.8em;color:#555;margin:0 0 1.2em 0}"
+          ".claims-box{border:1px solid #ccc;border-left:5px solid #0173b2;border-radius:4px;padding:0.6em 0.9em;"
+          "margin:0.8em 0 1.2em 0;background:#f8fafc}"
+          ".claims-box ul{margin:0.3em 0 0.3em 1.1em;padding:0}.claims-box li{margin:0.2em 0}"
+          ".claims-box .setting{font-size:0.88em;color:#333}"
+          ".claims-box .book-table th{white-space:normal}</style>")
+
+
+def _code(text: str) -> str:
+    """``text`` escaped for HTML, with its Markdown `code` spans as ``<code>``."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
+def number(x) -> str:
+    """``x`` by :data:`NUMBER_RULE`: ``64.78`` → ``64.8``, ``-9.29`` → ``-9.3``, ``0.0673`` → ``0.0673``, ``1200.0`` →
+    ``1,200``, ``nan`` → ``—``; anything not a number as it is."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if isinstance(x, bool) or not isinstance(x, Number):
+        return str(x)
+    x = float(x)
+    if math.isnan(x):
+        return "—"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x.is_integer():
+        return f"{x:,.0f}"
+    return f"{x:,.1f}" if abs(x) >= 1 else f"{x:.3g}"
+
+
+@dataclass
+class Shown:
+    """HTML that Jupyter and the book display as is (``_repr_html_``)."""
+
+    html: str
+    text: str = "(shown as HTML)"
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:  # the text/plain of the output: the HTML is not stored twice
+        return self.text
+
+
+def quick_minutes(notebook: str) -> float | None:
+    """How long ``notebook`` takes at the ``quick`` preset on 2 CPU cores, as its parameters cell states it
+    (``"quick" (about 40 minutes …)`` or ``(about 1 hour …)``); ``None`` for a notebook without a ``quick`` preset."""
+
+    cells = json.loads(notebook_path(notebook).read_text(encoding="utf-8"))["cells"]
+    source = next("".join(c["source"]) for c in cells if "parameters" in c["metadata"].get("tags", []))
+    found = re.search(r'"quick" \(about ([\d.]+) (minutes?|hours?)', source)
+    if not found:
+        return None
+    return float(found.group(1)) * (60 if found.group(2).startswith("hour") else 1)
+
+
+def skip_thought_minutes(preset: str) -> str:
+    """Chapter 01's training minutes of uni-skip and bi-skip together at ``preset`` (what combine-skip cost), read from
+    its training records, for the chapters that compare with it; "—" when chapter 01 has not run at ``preset``."""
+    folder = results_root() / "01_skip_thoughts" / preset
+    paths = [folder / f"{part}_training.json" for part in ("uni-skip", "bi-skip")]
+    if not all(p.exists() for p in paths):
+        return "—"
+    return f"{sum(read_json(p)['seconds'] for p in paths) / 60:,.0f}"
+
+
+class Page:
+    """One chapter's page: ``notebook`` is its file name without ``.ipynb`` (the regenerate line's time at ``quick``
+    comes from its parameters cell, :func:`quick_minutes`)."""
+
+    def __init__(self, notebook: str):
+        self.notebook, self.quick_minutes = notebook, quick_minutes(notebook)
+
+    def regenerate(self) -> str:
+        """The line under every results table: the command that regenerates it, and how long it takes."""
+        preset = "quick" if self.quick_minutes else "default"
+        command = f"papermill notebooks/{self.notebook}.ipynb out.ipynb -p preset {preset} --cwd notebooks"
+        took = (f" (about {self.quick_minutes:,.0f} minutes at <code>quick</code> on 2 CPU cores; "
+                "<code>-p preset default</code> gives the numbers shown)" if self.quick_minutes else "")
+        return f'<p class="regenerate">Regenerate: <code>{html.escape(command)}</code>{took}.</p>'
+
+    def table(self, frame: pd.DataFrame | Styler, formats: dict | None = None, *,
+              index: bool = True, wrap: tuple[str, ...] = (), caption: str = "", regenerate: bool = True) -> Shown:
+        """``frame`` in the book's style: every number by :func:`number` unless ``formats`` (column → format string or
+        function) says otherwise, ``wrap``'s text columns wrapped instead of kept on one line, in a box that scrolls
+        sideways when wider than the text column, with ``caption`` above and the regenerate line below. A Styler
+        keeps its own styles (colours, gradients) and gets the rule for the columns it did not format."""
+        styler = frame if isinstance(frame, Styler) else frame.style
+        data = styler.data
+        own = set(getattr(styler, "_display_funcs", {}))  # cells the caller's Styler formatted already
+        base = [c for j, c in enumerate(data.columns) if not any(col == j for _, col in own)]
+        styler = styler.format(number, subset=base, na_rep="—") if base else styler
+        for column, fmt in (formats or {}).items():
+            styler = styler.format(fmt, subset=[column], na_rep="—")
+        if wrap:
+            styler = styler.set_properties(subset=list(wrap), **{"white-space": "normal", "text-align": "left",
+                                                                 "min-width": "16em"})
+        if not index:
+            styler = styler.hide(axis="index")
+        head = f"<p>{caption}</p>" if caption else ""
+        tail = self.regenerate() if regenerate else ""
+        return Shown(f'{_STYLE}{head}<div class="book-table">{styler.to_html()}</div>{tail}')
+
+    def claims_box(self, claims: pd.DataFrame, setting: str) -> Shown:
+        """The box a chapter opens with: each claim → its outcome (coloured) → a one-line reason (our interval against
+        the threshold), then the setting in one line (corpus, budget, protocol)."""
+        items = []
+        for row in claims.itertuples(index=False):
+            outcome = row.outcome
+            ours, threshold = getattr(row, "ours", ""), getattr(row, "threshold", "")
+            reason = REASONS[outcome] + (f": {ours} against {threshold}" if ours and outcome != "not checked" else "")
+            items.append(f'<li>{_code(str(row.claim))} → <span style="{COLOURS[outcome]}">{outcome}</span> '
+                         f"<span class=\"reason\">({html.escape(reason)})</span></li>")
+        counted = claims["outcome"].value_counts()
+        head = ", ".join(f"{counted[o]} {o}" for o in COLOURS if o in counted)
+        return Shown(f'{_STYLE}<div class="claims-box"><b>The claims, at a glance</b> ({len(claims)}: {head}; the '
+                     f'reasons and numbers are in the table at the end)<ul>{"".join(items)}</ul>'
+                     f'<div class="setting"><b>Setting:</b> {_code(setting)}</div></div>')
+
+    def headline(self, counts: pd.DataFrame, preset: str) -> Shown:
+        """The book's verdict in one box: how many of the claims reproduce, and the outcomes per paper (``counts`` from
+        :func:`reproducer.report.scorecard.paper_counts`, with its ``total`` row)."""
+        total = counts.loc["total"]
+        parts = [f"<b>{total[o]}</b> {o}" for o in COLOURS if total.get(o, 0)]
+        shown = counts[[c for c in counts.columns if c not in COLOURS or total[c]]]  # outcomes no claim had: left out
+        table = shown.rename_axis(None).style.map(lambda v: COLOURS["reproduced"] if v else "", subset=["reproduced"])
+        return Shown(f'{_STYLE}<div class="claims-box"><b>The verdict:</b> of the <b>{total["claims"]}</b> claims this '
+                     f"book checks at the <code>{html.escape(preset)}</code> preset, {', '.join(parts)}; "
+                     f"{total['decided']} are decided (reproduced or not).<div class=\"book-table\">"
+                     f"{table.to_html()}</div></div>")
+
+    @staticmethod
+    def source(*objects, summary: str = "The loss in code") -> Shown:
+        """The source of ``objects`` (functions, classes, methods of the library) in a collapsed block, with the file
+        and line each comes from: the code beside the equation it implements."""
+        blocks, where = [], []
+        for obj in objects:
+            lines, first = inspect.getsourcelines(obj)
+            path = Path(inspect.getsourcefile(obj)).resolve()
+            shown = path.relative_to(_CHECKOUT).as_posix() if path.is_relative_to(_CHECKOUT) else path.name
+            where.append(f"<code>{html.escape(shown)}</code>, line {first}")
+            blocks.append(highlight("".join(lines), PythonLexer(), HtmlFormatter(noclasses=True, nobackground=True)))
+        return Shown(f'<details class="loss-source"><summary><b>{html.escape(summary)}</b> '
+                     f'({"; ".join(where)})</summary>{"".join(blocks)}</details>')
+
+    @staticmethod
+    def glue(name: str, value, display: bool = False):
+        """myst-nb's ``glue``: ``value`` under ``name`` for the prose (``{glue:text}`name` ``) and the chapter's
+        top (``{glue:} name``); shown here too when ``display``."""
+        from myst_nb import glue
+
+        glue(name, value, display=display)
+        return value

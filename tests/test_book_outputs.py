@@ -1,0 +1,172 @@
+"""What the committed notebooks' stored outputs show a reader (the rendered book is made of them, issue 41):
+no plumbing, the claims box, captioned figures, tables through the book's one style, prose numbers from results."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+#: The cache lines and run headers of reproducer.notebook, which reproducer.log keeps off the book's pages.
+CACHE_LOG = re.compile(r"^\[(reused|computed in|recomputed in)\b|^\S+: preset=\w+ seed=\d+ retrain=", re.M)
+#: tqdm's text bar ("…|██▌  | 222/? [00:01<00:00, 10.2it/s]").
+TEXT_BAR = re.compile(r"\d+(/\d+|/\?)? \[\d+:\d+(<[\d:?]+)?(, [^\]]*)?\]")
+PROGRESS_MODELS = ("FloatProgressModel", "IntProgressModel")
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _shown(cell: dict) -> bool:
+    """Whether the book renders this code cell's outputs (``remove-output``/``remove-cell`` cells are not)."""
+    tags = cell["metadata"].get("tags", [])
+    return cell["cell_type"] == "code" and not {"remove-output", "remove-cell", "injected-parameters"} & set(tags)
+
+
+def _text(output: dict) -> str:
+    if output["output_type"] == "stream":
+        return "".join(output["text"])
+    data = output.get("data", {})
+    return "".join(data.get("text/plain", "")) + "".join(data.get("text/html", ""))
+
+
+def _progress_widgets(output: dict, path: Path) -> list[str]:
+    """Ids of the progress-bar widget models an output displays (tqdm's widget is an HBox holding one)."""
+    view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+    if not view:
+        return []
+    state = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("widgets", {}).get(
+        "application/vnd.jupyter.widget-state+json", {}).get("state", {})
+
+    def progress(model_id: str, seen: set) -> bool:
+        if model_id in seen or model_id not in state:
+            return False
+        seen.add(model_id)
+        model = state[model_id]
+        children = model.get("state", {}).get("children", [])
+        return model.get("model_name") in PROGRESS_MODELS or any(
+            progress(c.removeprefix("IPY_MODEL_"), seen) for c in children)
+
+    return [view["model_id"]] if progress(view["model_id"], set()) else []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_plumbing_reaches_the_page(path):
+    """Cache lines, run headers and progress bars stay in the run's log (reproducer.log) when a notebook is executed
+    for the book: none is a stored output of a cell the book shows."""
+    found = []
+    for i, cell in enumerate(_cells(path)):
+        if not _shown(cell):
+            continue
+        for output in cell.get("outputs", []):
+            text = _text(output)
+            found += [f"cell {i}: {m.group(0)!r}" for m in CACHE_LOG.finditer(text)]
+            found += [f"cell {i}: progress bar {m.group(0)!r}" for m in TEXT_BAR.finditer(text)]
+            found += [f"cell {i}: progress widget {w}" for w in _progress_widgets(output, path)]
+    assert not found, f"{path.name} shows plumbing (re-execute it with REPRODUCER_QUIET=1, as `make reproduce` " \
+                      f"does): {found[:5]}"
+
+
+def test_the_plumbing_check_finds_what_it_looks_for():
+    assert CACHE_LOG.search("x\n[reused] results/01_skip_thoughts/default/uni-skip_training.json")
+    assert CACHE_LOG.search("[computed in 448.9 s] results/a.json")
+    assert CACHE_LOG.search("02_quick_thoughts: preset=default seed=0 retrain=False results=results/x")
+    assert TEXT_BAR.search("evaluate:  40%|████      | 222/? [00:01<00:00, 10.2it/s]")
+    assert not CACHE_LOG.search("Table 1: the reused encoders") and not TEXT_BAR.search("Table 3 [1]")
+
+
+PAPER_CHAPTERS = [p for p in NOTEBOOKS if p.stem[:2] in ("01", "02", "03", "04", "05")]
+
+
+def _glued(path: Path) -> set[str]:
+    """The names a notebook glues (myst-nb stores them as outputs with ``scrapbook`` metadata)."""
+    return {o["metadata"]["scrapbook"]["name"] for c in _cells(path) if c["cell_type"] == "code"
+            for o in c.get("outputs", []) if "scrapbook" in o.get("metadata", {})}
+
+
+@pytest.mark.parametrize("path", [*PAPER_CHAPTERS, ROOT / "notebooks" / "06_comparison.ipynb"], ids=lambda p: p.stem)
+def test_each_chapter_opens_with_its_claims_box(path):
+    """Right after the chapter's summary (one of its first three cells) a markdown cell pastes the box of claims that
+    the claims cell at the end glues; every glue reference of the prose has its glued value."""
+    cells = _cells(path)
+    box = "scorecard_headline" if path.stem.startswith("06") else "claims_box"
+    top = ["".join(c["source"]) for c in cells[:3] if c["cell_type"] == "markdown"]
+    assert any(f"{{glue:}} {box}" in s for s in top), f"{path.name}: no claims box among its first cells"
+    glued = _glued(path)
+    assert box in glued, f"{path.name}: the box {box!r} is not glued (re-execute the notebook)"
+    referenced = {m.group(1) for c in cells if c["cell_type"] == "markdown"
+                  for m in re.finditer(r"\{glue(?::\w+)?\}`?\s*([\w-]+)`?", "".join(c["source"]))
+                  if "::" not in m.group(0)}
+    assert referenced <= glued, f"{path.name}: prose pastes {sorted(referenced - glued)}, never glued"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_figure_has_a_caption(path):
+    """A cell that shows a figure carries a caption that says what to look at (myst-nb's ``mystnb.figure`` metadata)
+    and alt text that is not a file name."""
+    for i, cell in enumerate(_cells(path)):
+        if not _shown(cell) or not any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
+            continue
+        meta = cell["metadata"].get("mystnb", {})
+        assert len(meta.get("figure", {}).get("caption", "")) > 40, f"{path.name} cell {i}: a figure without caption"
+        assert meta.get("image", {}).get("alt"), f"{path.name} cell {i}: a figure without alt text"
+
+
+def test_the_intro_states_the_number_rule():
+    from reproducer.report.page import NUMBER_RULE
+
+    assert NUMBER_RULE in (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+
+
+def _paper_texts() -> str:
+    papers = ROOT.parent / "shared" / "papers"
+    return " ".join(p.read_text(encoding="utf-8", errors="ignore") for p in sorted(papers.glob("*.txt")))
+
+
+def _corpus() -> dict:
+    return json.loads((ROOT / "results" / "00_data" / "default" / "corpus_stats.json").read_text())["train"]
+
+
+#: Numbers with a decimal point that chapters' prose may type because they describe the setting, not a result, each
+#: with the value it must equal (so the prose cannot drift from what the code uses).
+SETTINGS = {"1.46": lambda: f"{_corpus()['sentences'] / 1e6:.2f}"}
+#: A result-like number in prose: a decimal, a percentage or a ratio (integers are counts and settings).
+RESULT_LIKE = re.compile(r"(?<![\w.,\-])(\d+\.\d+|\d+(?:\.\d+)?(?=\s?%)|\d+(?:\.\d+)?(?=×))")
+
+
+def _prose(source: str) -> str:
+    """Markdown without math, code, glue references and links' targets: the words a reader reads as typed."""
+    for pattern in (r"\$\$.*?\$\$", r"\$[^$]*\$", r"```.*?```", r"`[^`]*`", r"\]\([^)]*\)", r"\{[\w:]+\}"):
+        source = re.sub(pattern, " ", source, flags=re.S)
+    return source
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_prose_types_no_result_number(path):
+    """Every result quoted in a chapter's prose is pasted from its outputs (myst-nb ``glue``) or generated with the
+    tables: a decimal, percentage or ratio typed into a markdown cell must be the paper's own (found in the paper
+    texts) or a setting listed in :data:`SETTINGS` with the value the code has. (The book typed "6 CPU minutes" for a
+    45-minute model, two different speed-ups for one benchmark, "600 to 1,200" dimensions for 256-1,200.)"""
+    papers = _paper_texts()
+    if not papers:
+        pytest.skip("the paper texts (../shared/papers) are not beside the checkout")
+    typed = []
+    for i, cell in enumerate(_cells(path)):
+        if cell["cell_type"] != "markdown":
+            continue
+        for m in RESULT_LIKE.finditer(_prose("".join(cell["source"]))):
+            value = m.group(1)
+            if value in SETTINGS:
+                assert SETTINGS[value]() == value, f"{path.name} cell {i}: the setting {value} is now {SETTINGS[value]()}"
+            elif value not in papers:
+                typed.append(f"cell {i}: {value}")
+    assert not typed, f"{path.name}: result numbers typed into the prose (glue them from the outputs): {typed}"
+
+
+def test_the_prose_check_finds_a_typed_result():
+    assert [m.group(1) for m in RESULT_LIKE.finditer(_prose("ours 12.37 points, 56% and 4.55× ($x = 3.25$) `0.5`"))] \
+        == ["12.37", "56", "4.55"]

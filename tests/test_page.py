@@ -1,0 +1,128 @@
+"""The reader's page (issue 41): the book's number rule and table style, the claims box, the regenerate line, the loss
+source, readable figures, and plumbing kept off the page."""
+from __future__ import annotations
+
+import re
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from reproducer.report.page import NUMBER_RULE, Page, number, quick_minutes
+
+matplotlib.use("Agg")
+
+
+def _cells(html: str) -> list[str]:
+    return re.findall(r"<td[^>]*>([^<]*)</td>", html)
+
+
+@pytest.mark.parametrize("value, shown", [(64.78, "64.8"), (-9.29, "-9.3"), (0.0673, "0.0673"), (1200.0, "1,200"),
+                                          (77, "77"), (float("nan"), "—"), (None, "—"), (0.49, "0.49"),
+                                          (np.float32(3.14159), "3.1"), ("MR", "MR"), (float("inf"), "∞")])
+def test_one_rule_for_every_number(value, shown):
+    assert number(value) == shown
+
+
+def test_a_table_is_boxed_formatted_and_says_how_to_regenerate_it():
+    frame = pd.DataFrame({"ours": [64.78, np.nan], "paper": [77.0, 80.1], "r": [0.0673, 0.5]}, index=["MR", "CR"])
+    html = Page("01_skip_thoughts").table(frame, {"paper": "{:.2f}"}, caption="<b>Table 1</b>").html
+    assert '<div class="book-table">' in html and "overflow-x:auto" in html  # scrolls in its own box
+    assert _cells(html) == ["64.8", "77.00", "0.0673", "—", "80.10", "0.5"]
+    assert html.index("<b>Table 1</b>") < html.index("<table")
+    assert ("papermill notebooks/01_skip_thoughts.ipynb out.ipynb -p preset quick --cwd notebooks</code> (about 40 "
+            "minutes at <code>quick</code>") in html
+    assert "regenerate" not in Page("01_skip_thoughts").table(frame, regenerate=False).html.split("</table>")[-1]
+
+
+def test_a_styler_keeps_its_own_formats_and_gets_the_rule_elsewhere():
+    frame = pd.DataFrame({"a": [1.23456], "b": [12.345]})
+    html = Page("01_skip_thoughts").table(frame.style.format("{:.3f}", subset=["a"])).html
+    assert _cells(html) == ["1.235", "12.3"]
+
+
+def test_text_columns_can_wrap():
+    frame = pd.DataFrame({"claim": ["a long claim " * 10], "value": [1.0]})
+    html = Page("01_skip_thoughts").table(frame, wrap=("claim",), index=False).html
+    assert "white-space: normal" in html
+
+
+def test_quick_minutes_come_from_the_parameters_cell():
+    assert quick_minutes("01_skip_thoughts") == 40
+    assert quick_minutes("02_quick_thoughts") == 60  # "about 1 hour"
+    assert quick_minutes("00_data") is None  # no quick preset: the line gives the default command, no time
+    assert "-p preset default" in Page("00_data").regenerate() and "minutes" not in Page("00_data").regenerate()
+
+
+def test_the_claims_box_gives_each_claim_its_outcome_and_reason():
+    claims = pd.DataFrame([
+        {"claim": "A beats <B>", "outcome": "reproduced", "ours": "+2.18 [+0.06, +4.23]", "threshold": "≥ 0"},
+        {"claim": "C beats D", "outcome": "inconclusive", "ours": "-0.05 [-3.50, +3.42]", "threshold": "≥ 0"},
+        {"claim": "E is faster", "outcome": "not checked", "ours": "", "threshold": "≥ 4.8"}])
+    html = Page("01_skip_thoughts").claims_box(claims, "corpus: ours; protocol: `paper`").html
+    assert "A beats &lt;B&gt;" in html  # escaped
+    assert "the whole interval clears the threshold: +2.18 [+0.06, +4.23] against ≥ 0" in html
+    assert "the interval contains the threshold: -0.05 [-3.50, +3.42] against ≥ 0" in html
+    assert "a number it needs is missing)" in html
+    assert "(3: 1 reproduced, 1 inconclusive, 1 not checked;" in html
+    assert "protocol: <code>paper</code>" in html
+    with pytest.raises(KeyError):
+        Page("01_skip_thoughts").claims_box(claims.assign(outcome="maybe"), "")
+
+
+def test_the_headline_counts_the_outcomes():
+    counts = pd.DataFrame({"reproduced": [2, 1], "not reproduced": [0, 1], "inconclusive": [3, 0],
+                           "not checked": [0, 0], "decided": [2, 2], "claims": [5, 2]}, index=["Kiros", "Zhang"])
+    counts.loc["total"] = counts.sum()
+    html = Page("06_comparison").headline(counts, "default").html
+    assert "of the <b>7</b> claims" in html and "<b>3</b> reproduced, <b>1</b> not reproduced, <b>3</b> inconclusive" in html
+    assert "4 are decided" in html and "Zhang" in html
+
+
+def test_the_loss_source_names_its_file_and_line():
+    from reproducer.papers.quick_thoughts.objective import quick_thought_loss
+
+    html = Page.source(quick_thought_loss, summary="The loss").html
+    assert html.startswith('<details class="loss-source"><summary><b>The loss</b> '
+                           "(<code>reproducer/papers/quick_thoughts/objective.py</code>, line ")
+    assert "quick_thought_loss" in re.sub(r"<[^>]+>", "", html)
+
+
+def test_the_number_rule_is_stated():
+    assert "one decimal" in NUMBER_RULE and "three significant digits" in NUMBER_RULE and "—" in NUMBER_RULE
+
+
+def test_figures_are_narrowed_and_their_small_text_raised():
+    import matplotlib.pyplot as plt
+
+    from reproducer.notebook import FIGURE_WIDTH, SMALLEST_FONT, readable_figure
+
+    fig, ax = plt.subplots(figsize=(14, 3.6))
+    ax.plot([0, 1], label="a line")
+    ax.legend(fontsize=7)
+    ax.annotate("note", (0, 0), fontsize=6)
+    readable_figure(fig)
+    assert tuple(fig.get_size_inches()) == (FIGURE_WIDTH, 3.6)
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+    assert sizes and min(sizes) >= SMALLEST_FONT
+    plt.close(fig)
+
+
+def test_plumbing_goes_to_the_log_when_executed_for_the_book(tmp_path, monkeypatch, capsys):
+    from reproducer.log import QUIET_ENV, log_to, logger, progress_bar
+
+    monkeypatch.delenv(QUIET_ENV, raising=False)
+    log_to(tmp_path / "run.log")
+    logger.info("[reused] results/x.json")
+    assert "[reused] results/x.json" in capsys.readouterr().out and not (tmp_path / "run.log").exists()
+    assert not progress_bar(range(2)).disable
+
+    monkeypatch.setenv(QUIET_ENV, "1")
+    log_to(tmp_path / "run.log")
+    logger.info("[computed in 1.0 s] results/y.json")
+    assert capsys.readouterr().out == ""
+    assert "[computed in 1.0 s] results/y.json" in (tmp_path / "run.log").read_text()
+    assert progress_bar(range(2)).disable
+    monkeypatch.delenv(QUIET_ENV)
+    log_to(None)
