@@ -74,9 +74,10 @@ def paper_counts(card: pd.DataFrame) -> pd.DataFrame:
 
 def scorecard_table(card: pd.DataFrame, link: str = "{chapter}.html"):
     """``card`` as a Styler: paper, claim, outcome (coloured as in every chapter), ours with its 95% interval, the
-    threshold the wording sets, the paper's number, the numbers behind the outcome, and the chapter as a link (``link`` formats its target from the
-    chapter's folder name; the default works from the book's pages, which sit side by side)."""
-    shown = card[["paper", "claim", "outcome", "ours", "threshold", "published", "numbers", "chapter"]].copy()
+    threshold the wording sets, the paper's number, and the chapter as a link (``link`` formats its target from the
+    chapter's folder name; the default works from the book's pages, which sit side by side). The numbers behind each
+    outcome are in the chapter's own claims table: here they would make every row several lines taller."""
+    shown = card[["paper", "claim", "outcome", "ours", "threshold", "published", "chapter"]].copy()
     shown["chapter"] = [f'<a href="{link.format(chapter=c)}">{c[:2]}</a>' for c in shown["chapter"]]
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"]).format(na_rep="")
 
