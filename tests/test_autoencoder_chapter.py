@@ -361,7 +361,7 @@ def test_timing_claim_is_judged_on_the_timing_repeats():
                {"mean-max AAE": 4.0, "mean-max RAE": 4.8, "skip-thought (uni)": 8.0}]
     claim = aae.timing_claim(repeats, paper)
     assert claim["value"] == pytest.approx(1.25)  # the faster other (the RAE) over the AAE, mean of the repeats
-    assert claim["outcome"] == "reproduced" and claim["low"] > 1 and claim["noise"] == "3 repeats"
+    assert claim["outcome"] == "reproduced" and claim["low"] > 1 and claim["noise"] == "the mean of 3 repeats"
     assert claim["paper"] == "mean-max AAE 4.8; skip-thought 20 min per 1000 batches (GPU)"
     assert claim["numbers"].startswith("mean-max AAE 4.0, mean-max RAE 5.0, skip-thought (uni) 8.0 min per 1000")
     assert "3 repeats" in claim["numbers"] and claim["ours"].startswith("1.25×")

@@ -619,7 +619,9 @@ def test_speed_claim_is_judged_on_the_benchmark_repeats():
     assert speed_ratios_of({"runs": _runs(qt=70.0, exact=35.0)}) == pytest.approx([2.0])  # a record without repeats
     claim = speed_claim(ratios, 4.8)
     assert claim["outcome"] == "reproduced" and claim["value"] == pytest.approx(20.0) and claim["low"] > 4.8
-    assert claim["noise"] == "3 repeats" and claim["numbers"] == "3 benchmark repeats: 20.00×, 19.00×, 21.00×"
+    assert claim["noise"] == "the mean of 3 repeats" and claim["numbers"] == "3 benchmark repeats: 20.00×, 19.00×, 21.00×"
+    # the value is the mean of the repeats: its half-width is t(2)·s/√3, not the t(2)·s of one repeat
+    assert claim["high"] - claim["value"] == pytest.approx(4.303 * 1.0 / 3 ** 0.5, rel=1e-3)
     assert speed_claim([4.0, 6.0], 4.8)["outcome"] == "inconclusive"  # two repeats straddling the paper's ratio
     assert speed_claim([2.0], 4.8)["outcome"] == "not reproduced"  # one measurement: judged on itself
     assert speed_claim([float("nan")], 4.8)["outcome"] == "not checked"

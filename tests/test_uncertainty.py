@@ -109,3 +109,45 @@ def test_judge_adds_training_noise_to_evaluation_noise():
     assert judge(3.0, threshold=4.8)["outcome"] == "not reproduced"  # a point without noise is decided by itself
     assert judge(0.5, reps - 0.5, threshold=0.9, at_most=True)["outcome"] == "inconclusive"
     assert judge(0.2, reps * 0.1 + 0.1, threshold=0.9, at_most=True)["outcome"] == "reproduced"
+
+
+@pytest.mark.parametrize("low, high, threshold, effect, outcome", [
+    (0.5, 2.0, 0.0, 1.0, "reproduced"),             # clears the threshold, whatever the paper's effect
+    (-2.0, -0.5, 0.0, 1.0, "not reproduced"),       # on the other side
+    (-0.5, 1.0, 0.0, 4.8, "smaller than published"),  # contains the threshold, excludes the paper's 4.8
+    (-0.5, 5.0, 0.0, 4.8, "inconclusive"),          # contains both
+    (-0.5, 1.0, 0.0, None, "inconclusive"),         # no published effect: cannot be smaller than it
+    (-0.5, 4.8, 0.0, 4.8, "inconclusive"),          # the effect itself is inside the interval
+])
+def test_a_magnitude_outcome_when_the_paper_prints_its_effect(low, high, threshold, effect, outcome):
+    """Issue 42: an interval that contains the threshold but excludes the paper's own effect size decides the claim
+    as *smaller than published* (no effect of the paper's size at our scale)."""
+    assert decide(low, high, threshold, effect) == outcome
+
+
+def test_the_paper_effect_must_be_on_the_claimed_side():
+    with pytest.raises(ValueError, match="wrong side"):
+        decide(0.0, 1.0, 2.0, effect=1.0)
+
+
+def test_judge_mirrors_at_most_claims_and_their_effect():
+    from reproducer.evaluate.uncertainty import judge
+
+    # "at most 0.5 of the time", the paper's effect 0.2: ours 0.45 [0.40, 0.55] excludes 0.2 and contains 0.5
+    j = judge(0.45, np.array([0.40, 0.45, 0.55]), threshold=0.5, at_most=True, effect=0.2)
+    assert j["outcome"] == "smaller than published" and j["effect"] == 0.2
+
+
+def test_the_mean_of_repeats_has_the_half_width_of_a_mean():
+    """Issue 42: a value that is the mean of n repeats gets t·s/√n, one run t·s (the book gave the mean of 3 benchmark
+    repeats the width of one: √3 too wide)."""
+    from scipy import stats
+
+    from reproducer.evaluate.uncertainty import judge
+
+    values = [4.0, 5.0, 6.0]
+    one = judge(5.0, seed_values=values, threshold=0.0)
+    mean = judge(5.0, seed_values=values, threshold=0.0, averaged=True)
+    t = stats.t.ppf(0.975, 2)
+    assert one["high"] - 5.0 == pytest.approx(t * 1.0)
+    assert mean["high"] - 5.0 == pytest.approx(t * 1.0 / np.sqrt(3))

@@ -294,7 +294,7 @@ def test_point_claim_with_and_without_repeats():
 
     alone = point_claim("QT is faster", 5.0, 4.8, paper="4.8×", numbers="one run", unit="{:.1f}×")
     assert alone["outcome"] == "reproduced" and alone["low"] == alone["high"] == 5.0
-    assert alone["ours"] == "5.0× [5.0×, 5.0×]" and alone["noise"] == "none measured" and alone["threshold"] == "≥ 4.8"
+    assert alone["ours"] == "5.0× [5.0×, 5.0×]" and alone["noise"] == "none measured" and alone["threshold"] == "≥ 4.8×"
     assert point_claim("x", 4.0, 4.8)["outcome"] == "not reproduced"
     repeated = point_claim("QT is faster", 5.0, 4.8, seed_values=[4.0, 5.0, 6.0])
     assert repeated["outcome"] == "inconclusive" and repeated["noise"] == "3 repeats"
@@ -312,8 +312,10 @@ def test_counts_counts_each_outcome_and_the_decided_ones():
 
     claims = pd.DataFrame([point_claim("a", 5.0, 1.0), point_claim("b", 0.0, 1.0), point_claim("c", None, 1.0),
                            point_claim("d", 1.0, 1.0, seed_values=[0.0, 2.0]), point_claim("e", 3.0, 1.0)])
-    assert counts(claims) == {"reproduced": 2, "not reproduced": 1, "inconclusive": 1, "not checked": 1,
-                              "decided": 3, "claims": 5}
+    assert counts(claims) == {"reproduced": 2, "not reproduced": 1, "smaller than published": 0, "inconclusive": 1,
+                              "not checked": 1, "decided": 3, "claims": 5}
+    smaller = pd.DataFrame([point_claim("f", 1.5, 1.0, seed_values=[1.0, 2.0], effect=20.0)])
+    assert counts(smaller)["smaller than published"] == 1 and counts(smaller)["decided"] == 1
     claim_table(claims)  # every outcome point_claim gives is one the table shows
 
 

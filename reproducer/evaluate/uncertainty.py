@@ -2,9 +2,11 @@
 noise), intervals over training seeds (training noise), and the three outcomes of a claim.
 
 A claim is a quantity and the threshold the paper's wording sets ("≥ 4.8× faster": the speed ratio and 4.8; "MV beats
-SV": the difference and 0). With an interval ``[low, high]`` for the quantity, the claim is *reproduced* when the
-whole interval clears the threshold, *not reproduced* when the whole interval falls short of it (the reverse holds
-beyond the noise), and *inconclusive* otherwise (:func:`decide`).
+SV": the difference and 0), and, where the paper prints it, the paper's own effect size (the gap in its table, its
+ratio, its share). With an interval ``[low, high]`` for the quantity, the claim is *reproduced* when the whole interval
+clears the threshold, *not reproduced* when the whole interval falls short of it (the reverse holds beyond the noise),
+*smaller than published* when the interval contains the threshold but excludes the paper's effect (no effect of the
+paper's size at our scale: decided, though not in the paper's favour), and *inconclusive* otherwise (:func:`decide`).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from reproducer.errors import ReproducerError
 from reproducer.evaluate.items import arrays, main_score
 from reproducer.evaluate.tasks import TASKS
 
-OUTCOMES = ("reproduced", "not reproduced", "inconclusive")
+OUTCOMES = ("reproduced", "not reproduced", "smaller than published", "inconclusive")
 
 
 def bootstrap_interval(statistic: Callable[..., float], *samples, level: float = 0.95, resamples: int = 2000,
@@ -48,13 +50,23 @@ def seed_interval(values, level: float = 0.95) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def decide(low: float, high: float, threshold: float = 0.0) -> str:
+def decide(low: float, high: float, threshold: float = 0.0, effect: float | None = None) -> str:
     """The outcome of the claim "the quantity is at least ``threshold``" given its interval ``[low, high]``:
-    ``"reproduced"`` (``low ≥ threshold``), ``"not reproduced"`` (``high < threshold``) or ``"inconclusive"``. For a
-    claim that a quantity is at most a threshold, pass the negated interval and threshold."""
+    ``"reproduced"`` (``low ≥ threshold``), ``"not reproduced"`` (``high < threshold``), ``"smaller than published"``
+    (the interval contains the threshold but lies below ``effect``, the paper's own effect size, which must be at
+    least the threshold) or ``"inconclusive"``. For a claim that a quantity is at most a threshold, pass the negated
+    interval, threshold and effect."""
     if not low <= high:
         raise ValueError(f"An interval needs low <= high, got [{low}, {high}].")
-    return "reproduced" if low >= threshold else "not reproduced" if high < threshold else "inconclusive"
+    if effect is not None and effect < threshold:
+        raise ValueError(f"The paper's effect {effect} lies on the wrong side of its own threshold {threshold}.")
+    if low >= threshold:
+        return "reproduced"
+    if high < threshold:
+        return "not reproduced"
+    if effect is not None and high < effect:
+        return "smaller than published"
+    return "inconclusive"
 
 
 def task_replicates(results, task: str, resamples: int = 1000, seed: int = 0) -> np.ndarray:
@@ -77,15 +89,17 @@ def task_replicates(results, task: str, resamples: int = 1000, seed: int = 0) ->
 
 
 def judge(value: float, replicates=None, seed_values=None, threshold: float = 0.0, level: float = 0.95,
-          at_most: bool = False) -> dict:
+          at_most: bool = False, effect: float | None = None, averaged: bool = False) -> dict:
     """The outcome of the claim "``value`` ≥ ``threshold``" (``at_most``: "≤") with both kinds of noise:
 
     - evaluation noise: the percentile interval of the quantity's bootstrap ``replicates`` over test items;
-    - training noise: the spread of the same quantity over training seeds (``seed_values``, one per seed, at least 2;
-      they may come from a shorter training budget): Student's t half-width ``t · s`` of one run.
+    - training noise: the spread of the same quantity over training seeds or repeats (``seed_values``, one per seed,
+      at least 2): Student's t half-width ``t · s`` when ``value`` is one run, ``t · s / √n`` when it is the mean of
+      the ``n`` values (``averaged``, e.g. the mean of a benchmark's repeats).
 
     The interval is ``value`` minus/plus the two half-widths added in quadrature (independent sources), and
-    :func:`decide` gives the outcome. Returns ``{value, low, high, outcome, boot_low, boot_high, seed_sd, seeds}``
+    :func:`decide` gives the outcome, with the paper's own ``effect`` size where it prints one (same units and
+    direction as the quantity). Returns ``{value, low, high, outcome, boot_low, boot_high, seed_sd, seeds, effect}``
     (``None`` for a part not given)."""
     from scipy import stats
 
@@ -100,9 +114,12 @@ def judge(value: float, replicates=None, seed_values=None, threshold: float = 0.
     if seed_values is not None and len(seed_values) >= 2:
         seeds = len(seed_values)
         seed_sd = float(np.std(np.asarray(seed_values, dtype=float), ddof=1))
-        half = float(stats.t.ppf(0.5 + level / 2, seeds - 1) * seed_sd)
+        half = float(stats.t.ppf(0.5 + level / 2, seeds - 1) * seed_sd / (np.sqrt(seeds) if averaged else 1.0))
         down, up = float(np.hypot(down, half)), float(np.hypot(up, half))
     low, high = value - down, value + up
-    outcome = decide(-high, -low, -threshold) if at_most else decide(low, high, threshold)
+    if at_most:
+        outcome = decide(-high, -low, -threshold, None if effect is None else -effect)
+    else:
+        outcome = decide(low, high, threshold, effect)
     return {"value": value, "low": low, "high": high, "outcome": outcome, "boot_low": boot_low,
-            "boot_high": boot_high, "seed_sd": seed_sd, "seeds": seeds}
+            "boot_high": boot_high, "seed_sd": seed_sd, "seeds": seeds, "effect": effect}

@@ -22,9 +22,12 @@ from reproducer.errors import ReproducerError
 from reproducer.evaluate.tasks import points_scale
 from reproducer.evaluate.uncertainty import judge
 
-#: Colours of the outcome column (green, red, grey).
+#: Colours of the outcome column (green, red, purple, amber, grey); the order outcomes are counted and shown in.
 COLOURS = {"reproduced": "color: #1a7f37; font-weight: bold", "not reproduced": "color: #b42318; font-weight: bold",
+           "smaller than published": "color: #6f42c1; font-weight: bold",
            "inconclusive": "color: #9a6700; font-weight: bold", "not checked": "color: #666666"}
+#: The outcomes that decide a claim (the interval says which side of the threshold, or of the paper's effect, it is).
+DECIDED = ("reproduced", "not reproduced", "smaller than published")
 #: How many bootstrap replicates every interval uses.
 RESAMPLES = 1000
 
@@ -90,7 +93,8 @@ class Claim:
     alike on point values and on replicates: use :meth:`Evidence.score` and :meth:`Evidence.mean`, and
     ``np.maximum``/``np.minimum`` rather than ``max``/``min``), reproduced when it is ≥ ``threshold`` (``at_most``:
     ≤) beyond the noise. ``paper``: the paper's numbers in words; ``numbers(evidence)``: ours, the parts behind the
-    quantity; ``unit``: how the quantity prints."""
+    quantity; ``unit``: how the quantity prints; ``effect``: the paper's own value of the quantity (its gap, ratio or
+    share), which makes *smaller than published* an outcome (:func:`~reproducer.evaluate.uncertainty.decide`)."""
 
     claim: str
     quantity: Callable[[Evidence, bool], float | np.ndarray]
@@ -99,6 +103,7 @@ class Claim:
     paper: str = ""
     numbers: Callable[[Evidence], str] | None = None
     unit: str = "{:+.2f}"
+    effect: float | None = None  # the paper's own effect size, in the quantity's units, where it prints one
 
 
 def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None) -> pd.DataFrame:
@@ -110,39 +115,49 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
     for c in claims:
         seed_values = [float(c.quantity(e, False)) for e in seeds] if seeds and len(seeds) >= 2 else None
         j = judge(c.quantity(evidence, False), c.quantity(evidence, True), seed_values, c.threshold,
-                  at_most=c.at_most)
+                  at_most=c.at_most, effect=c.effect)
         noise = ["test items (bootstrap)"] + ([f"{j['seeds']} training seeds"] if j["seeds"] else [])
         rows.append({"claim": c.claim, "outcome": j["outcome"],
                      "ours": f"{c.unit.format(j['value'])} [{c.unit.format(j['low'])}, {c.unit.format(j['high'])}]",
-                     "threshold": f"{'≤' if c.at_most else '≥'} {c.threshold:g}", "paper": c.paper,
+                     "threshold": threshold_text(c.threshold, c.unit, c.at_most),
+                     "paper's effect": "" if c.effect is None else c.unit.format(c.effect), "paper": c.paper,
                      "numbers": c.numbers(evidence) if c.numbers else "", "noise": " + ".join(noise),
                      "value": j["value"], "low": j["low"], "high": j["high"]})
     return pd.DataFrame(rows)
 
 
+def threshold_text(threshold: float, unit: str = "", at_most: bool = False) -> str:
+    """The threshold as a reader reads it: three significant digits and the quantity's unit (``≥ 4.77×``, not
+    ``≥ 4.76923``; ``≥ 64.8%``; ``≥ 0``)."""
+    suffix = next((s for s in ("×", "%") if unit.endswith(s + "}") or unit.endswith(s)), "")
+    return f"{'≤' if at_most else '≥'} {threshold:.3g}{suffix}"
+
+
 def point_claim(claim: str, value: float | None, threshold: float, *, at_most: bool = False, paper: str = "",
                 numbers: str = "", noise: str = "none measured", seed_values=None, unit: str = "{:.2f}",
-                spread: str = "repeats") -> dict:
+                spread: str = "repeats", effect: float | None = None, averaged: bool = False) -> dict:
     """A claim row (as :func:`check` makes) for a quantity without test items (a timing, a training curve):
     judged on the spread of ``seed_values`` (repeated measurements, or the same quantity per training seed: say
-    which in ``spread``, e.g. ``"training seeds"``) when given, else on the value alone; ``None``: not checked."""
+    which in ``spread``, e.g. ``"training seeds"``) when given, else on the value alone; ``None``: not checked.
+    ``averaged``: ``value`` is the mean of ``seed_values`` (its half-width is ``t · s / √n``); ``effect``: the paper's
+    own value of the quantity."""
+    common = {"claim": claim, "threshold": threshold_text(threshold, unit, at_most),
+              "paper's effect": "" if effect is None else unit.format(effect), "paper": paper, "numbers": numbers}
     if value is None or np.isnan(float(value)):
-        return {"claim": claim, "outcome": "not checked", "ours": "", "threshold": f"{'≤' if at_most else '≥'} "
-                f"{threshold:g}", "paper": paper, "numbers": numbers, "noise": noise, "value": np.nan,
-                "low": np.nan, "high": np.nan}
-    j = judge(value, None, seed_values, threshold, at_most=at_most)
-    return {"claim": claim, "outcome": j["outcome"],
+        return {**common, "outcome": "not checked", "ours": "", "noise": noise, "value": np.nan, "low": np.nan,
+                "high": np.nan}
+    j = judge(value, None, seed_values, threshold, at_most=at_most, effect=effect, averaged=averaged)
+    spread = f"the mean of {j['seeds']} {spread}" if averaged else f"{j['seeds']} {spread}"
+    return {**common, "outcome": j["outcome"],
             "ours": f"{unit.format(j['value'])} [{unit.format(j['low'])}, {unit.format(j['high'])}]",
-            "threshold": f"{'≤' if at_most else '≥'} {threshold:g}", "paper": paper, "numbers": numbers,
-            "noise": f"{j['seeds']} {spread}" if j["seeds"] else noise, "value": j["value"], "low": j["low"],
-            "high": j["high"]}
+            "noise": spread if j["seeds"] else noise, "value": j["value"], "low": j["low"], "high": j["high"]}
 
 
 def counts(claims: pd.DataFrame) -> dict[str, int]:
-    """How many claims had each outcome, and how many were *decided* (reproduced or not reproduced)."""
-    out = {o: int((claims["outcome"] == o).sum()) for o in ("reproduced", "not reproduced", "inconclusive",
-                                                             "not checked")}
-    out["decided"] = out["reproduced"] + out["not reproduced"]
+    """How many claims had each outcome, and how many were *decided* (:data:`DECIDED`: reproduced, not reproduced,
+    or smaller than published)."""
+    out = {o: int((claims["outcome"] == o).sum()) for o in COLOURS}
+    out["decided"] = sum(out[o] for o in DECIDED)
     out["claims"] = len(claims)
     return out
 

@@ -39,6 +39,7 @@ NUMBER_RULE = ("Scores are in points (accuracy in %, correlations × 100); every
 #: A one-line reason per outcome, completed with the claim's interval and threshold.
 REASONS = {"reproduced": "the whole interval clears the threshold",
            "not reproduced": "the whole interval lies on the wrong side of the threshold",
+           "smaller than published": "the interval contains the threshold but excludes the paper's own effect",
            "inconclusive": "the interval contains the threshold",
            "not checked": "a number it needs is missing"}
 _STYLE = ("<style>.book-table{overflow-x:auto;max-width:100%;margin:0.5em 0}"
@@ -174,7 +175,8 @@ class Page:
         table = shown.rename_axis(None).style.map(lambda v: COLOURS["reproduced"] if v else "", subset=["reproduced"])
         return Shown(f'{_STYLE}<div class="claims-box"><b>The verdict:</b> of the <b>{total["claims"]}</b> claims this '
                      f"book checks at the <code>{html.escape(preset)}</code> preset, {', '.join(parts)}; "
-                     f"{total['decided']} are decided (reproduced or not).<div class=\"book-table\">"
+                     f"{total['decided']} are decided (reproduced, not reproduced, or smaller than published)."
+                     '<div class="book-table">'
                      f"{table.to_html()}</div></div>")
 
     @staticmethod

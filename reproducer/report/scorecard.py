@@ -3,7 +3,7 @@ by :func:`reproducer.report.claims.check` and ``run.record("claims", …)``) in 
 from and a link to the chapter, and the outcomes counted per paper.
 
 - :func:`scorecard`: the claims of every chapter at one preset, read from ``results/<chapter>/<preset>/claims.json``.
-- :func:`paper_counts`: reproduced / not reproduced / inconclusive / not checked per paper, and how many were decided.
+- :func:`paper_counts`: each outcome per paper, and how many were decided.
 - :func:`scorecard_table`: the scorecard as a Styler (outcomes coloured, the chapter as a link).
 - :func:`across_presets`: each claim's outcome at two presets side by side (what longer training changes).
 """
@@ -16,7 +16,7 @@ import pandas as pd
 
 from reproducer.errors import ReproducerError
 from reproducer.models import DECLARATIONS
-from reproducer.report.claims import COLOURS
+from reproducer.report.claims import COLOURS, DECIDED
 
 
 def chapters() -> dict[str, tuple[str, str]]:
@@ -26,7 +26,7 @@ def chapters() -> dict[str, tuple[str, str]]:
 
 
 #: The outcomes in the order the counts show them.
-OUTCOMES = ("reproduced", "not reproduced", "inconclusive", "not checked")
+OUTCOMES = tuple(COLOURS)  # reproduced, not reproduced, smaller than published, inconclusive, not checked
 #: The columns of :func:`scorecard`.
 COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "published", "numbers", "noise", "value", "low",
            "high"]
@@ -61,11 +61,11 @@ def scorecard(preset: str = "default", root: str | Path = "results", missing: st
 
 def paper_counts(card: pd.DataFrame) -> pd.DataFrame:
     """The outcomes of ``card`` (:func:`scorecard`) counted per paper, in chapter order, with ``decided``
-    (reproduced + not reproduced), ``claims`` and a ``total`` row."""
+    (reproduced, not reproduced, smaller than published), ``claims`` and a ``total`` row."""
     order = [p for p, _ in chapters().values() if p in set(card["paper"])]
     table = (pd.crosstab(card["paper"], card["outcome"]).reindex(index=order, columns=list(OUTCOMES), fill_value=0)
              if len(card) else pd.DataFrame(columns=list(OUTCOMES)))
-    table["decided"] = table["reproduced"] + table["not reproduced"]
+    table["decided"] = table[list(DECIDED)].sum(axis=1)
     table["claims"] = table[list(OUTCOMES)].sum(axis=1)
     table.loc["total"] = table.sum()
     table.columns.name = None

@@ -69,13 +69,14 @@ def quick_thought_claims(*, classification: list[str], curve_tasks: list[str], p
 
 def speed_claim(ratios: list[float], paper_speed: float) -> dict:
     """"QT trains 4.8× faster than skip-thought": QT's speed-up over exact-softmax skip-thought with the same encoder,
-    judged on the spread of the benchmark's repeats (:func:`speed_ratios_of`)."""
+    judged on the spread of the benchmark's repeats (:func:`speed_ratios_of`): the value is their mean, so its
+    half-width is ``t · s / √n``."""
     value = float(np.mean(ratios))
     return point_claim(f"QT processes ≥ {paper_speed:.1f}× as many sentences per second as skip-thought "
                        "(same encoder, Appendix C)", value, paper_speed,
                        paper=f"{paper_speed:.1f}× (GPU, BookCorpus)", unit="{:.2f}×",
                        numbers=f"{len(ratios)} benchmark repeats: " + ", ".join(f"{r:.2f}×" for r in ratios),
-                       seed_values=ratios if len(ratios) >= 2 else None)
+                       seed_values=ratios if len(ratios) >= 2 else None, averaged=True)
 
 
 #: The models of the analogy summary, in its order.
