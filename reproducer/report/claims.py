@@ -128,9 +128,12 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
 
 def threshold_text(threshold: float, unit: str = "", at_most: bool = False) -> str:
     """The threshold as a reader reads it: three significant digits and the quantity's unit (``≥ 4.77×``, not
-    ``≥ 4.76923``; ``≥ 64.8%``; ``≥ 0``)."""
-    suffix = next((s for s in ("×", "%") if unit.endswith(s + "}") or unit.endswith(s)), "")
-    return f"{'≤' if at_most else '≥'} {threshold:.3g}{suffix}"
+    ``≥ 4.76923``; ``≥ 0``); a fraction shown as a percentage as the paper writes it (``≥ 64.76%``, not ``≥ 0.6476``)."""
+    sign = "≤" if at_most else "≥"
+    if unit.endswith("%}"):  # a fraction printed as a percentage ("{:.0%}")
+        return f"{sign} {100 * threshold:.4g}%"
+    suffix = next((s for s in ("×", "%") if unit.endswith(s)), "")
+    return f"{sign} {threshold:.3g}{suffix}"
 
 
 def point_claim(claim: str, value: float | None, threshold: float, *, at_most: bool = False, paper: str = "",

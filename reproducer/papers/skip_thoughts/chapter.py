@@ -9,6 +9,7 @@ import numpy as np
 from reproducer.evaluate import quick_look
 from reproducer.models import family
 from reproducer.report.claims import Claim
+from reproducer.report.published import published
 from reproducer.report.units import ChapterModels
 from reproducer.runtime import default_device
 
@@ -132,34 +133,61 @@ class SkipThoughtModels(ChapterModels):
             self.products.neighbours(encoder)
 
 
-def skip_thought_claims(classification: list[str], tasks: list[str], paper) -> list[Claim]:
-    """Kiros et al.'s claims about trained models as :class:`~reproducer.report.claims.Claim` (scores in points):
-    combine-skip beats both halves and uni-skip beats bi-skip (mean accuracy over ``classification``), combine-skip
-    beats word averaging on SICK relatedness (ours: GloVe averaging; ``paper``: the published values by model, task,
-    metric, e.g. :func:`~reproducer.report.published.published` rows), and vocabulary expansion does not cost accuracy
-    (mean over ``tasks``)."""
+#: How much accuracy vocabulary expansion may cost before the book's own check fails (points; not a paper's claim).
+EXPANSION_MARGIN = 1.0
+
+
+def skip_thought_claims(classification: list[str], tasks: list[str], paper=None) -> list[Claim]:
+    """Kiros et al.'s claims about trained models as :class:`~reproducer.report.claims.Claim` (scores in points), each
+    with the paper's own effect read from its tables (``paper``: published rows with model, task, metric, value; by
+    default every published row of the three encoders and the paper's bag-of-words row: Kiros et al.'s Table 3, and
+    their classification accuracies as Quick-Thoughts' Table 1 prints them):
+
+    - combine-skip beats both halves, and uni-skip beats bi-skip (mean accuracy over ``classification``);
+    - combine-skip beats word averaging on SICK relatedness (ours: GloVe averaging);
+    - and the book's own non-inferiority check that vocabulary expansion costs at most :data:`EXPANSION_MARGIN`
+      points (mean over ``tasks``): the paper claims only that expansion lets every word2vec word be encoded."""
+    if paper is None:
+        paper = published(model=[*ORDER, "bow (Kiros et al.)"])
+
     def value(model, task, metric):
         rows = paper[(paper.model == model) & (paper.task == task) & (paper.metric == metric)]
         return float(rows.value.iloc[0]) if len(rows) else float("nan")
 
+    def paper_mean(model):
+        return float(np.mean([value(model, t, "acc") for t in classification]))
+
     def means(ev, names, over=classification):
         return ", ".join(f"{n} {ev.mean(n, over):.1f}" for n in names)
 
+    uni, bi, combine = (paper_mean(m) for m in ORDER)
+    below = [t for t in classification if value("uni-skip", t, "acc") < value("bi-skip", t, "acc")]
+    best = {t: max(value("uni-skip", t, "acc"), value("bi-skip", t, "acc")) for t in classification}
+    at_or_above = [t for t in classification if value("combine-skip", t, "acc") >= best[t]]
+    ties = [t for t in classification if value("combine-skip", t, "acc") == best[t]]
+    sick = 100 * (value("combine-skip", "SICK-R", "pearson") - value("bow (Kiros et al.)", "SICK-R", "pearson"))
+    effect = (lambda x: None if np.isnan(x) else float(x))
     return [
         Claim("combine-skip beats uni-skip and bi-skip (mean accuracy, Tables 3-5)",
               lambda ev, r: ev.mean("combine-skip", classification, r) - np.maximum(
                   ev.mean("uni-skip", classification, r), ev.mean("bi-skip", classification, r)),
-              paper="combine-skip best on every task", numbers=lambda ev: means(ev, ORDER)),
+              paper=f"Tables 3-5: combine-skip at or above both halves on {len(at_or_above)} of {len(classification)} "
+                    "tasks" + (f" (tied on {', '.join(ties)})" if ties else "") + f"; mean {combine:.2f} vs {max(uni, bi):.2f}",
+              numbers=lambda ev: means(ev, ORDER), effect=effect(combine - max(uni, bi))),
         Claim("uni-skip beats bi-skip (mean accuracy, Tables 3-5)",
               lambda ev, r: ev.mean("uni-skip", classification, r) - ev.mean("bi-skip", classification, r),
-              paper="uni-skip above bi-skip on every task", numbers=lambda ev: means(ev, ("uni-skip", "bi-skip"))),
+              paper=f"Tables 3-5: uni-skip above bi-skip on {len(classification) - len(below)} of {len(classification)} "
+                    f"tasks" + (f" (below on {', '.join(below)})" if below else "") + f"; mean {uni:.2f} vs {bi:.2f}",
+              numbers=lambda ev: means(ev, ("uni-skip", "bi-skip")), effect=effect(uni - bi)),
         Claim("combine-skip beats averaged word vectors on SICK relatedness (Table 3, Pearson r × 100)",
               lambda ev, r: ev.score("combine-skip", "SICK-R", r) - ev.score("glove-bow", "SICK-R", r),
               paper=f"{value('combine-skip', 'SICK-R', 'pearson'):.3f} vs bow {value('bow (Kiros et al.)', 'SICK-R', 'pearson'):.3f}",
               numbers=lambda ev: f"combine-skip {ev.score('combine-skip', 'SICK-R') / 100:.3f}, GloVe averaging "
-                                 f"{ev.score('glove-bow', 'SICK-R') / 100:.3f}"),
-        Claim("Vocabulary expansion does not cost accuracy (combine-skip with vs without, mean over the tasks)",
+                                 f"{ev.score('glove-bow', 'SICK-R') / 100:.3f}", effect=effect(sick)),
+        Claim(f"Vocabulary expansion costs at most {EXPANSION_MARGIN:g} point (combine-skip with vs without, mean over "
+              "the tasks; the book's own non-inferiority check, not a claim of the paper)",
               lambda ev, r: ev.mean("combine-skip", tasks, r) - ev.mean("combine-skip (no expansion)", tasks, r),
-              paper="expansion lets every word2vec word be encoded (930k words)",
+              threshold=-EXPANSION_MARGIN,
+              paper="section 2.2: expansion lets every word2vec word be encoded (930k words); no accuracy is given",
               numbers=lambda ev: means(ev, ("combine-skip", "combine-skip (no expansion)"), tasks)),
     ]
