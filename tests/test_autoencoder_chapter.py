@@ -28,6 +28,7 @@ from reproducer.papers.mean_max_aae import chapter as aae  # noqa: E402
 from reproducer.papers.mean_max_aae.training import (AutoencoderData, attention_maps, curve_point,  # noqa: E402
                                                     train_or_reload, trainable, training_record, untrained_record)
 from reproducer.report.plots import score_curves  # noqa: E402
+from reproducer.report.units import earlier_results  # noqa: E402
 from reproducer.runtime import seed_everything  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(30)]
@@ -388,7 +389,7 @@ def test_earlier_results_and_neighbours_come_from_the_folder_of_the_same_name(ru
     from reproducer.evaluate.items import correct_items
 
     seed_run = run.sibling("quick", 1)  # results/05_mean_max_aae/quick+seed=1
-    assert aae.earlier_results(seed_run, "01_skip_thoughts", "combine-skip") is None  # chapter 01 not run there
+    assert earlier_results(seed_run, "01_skip_thoughts", "combine-skip") is None  # chapter 01 not run there
     empty = aae.earlier_neighbours(seed_run, "01_skip_thoughts", "combine-skip")
     assert empty.empty and empty.columns.tolist() == ["query", "encoder", "rank", "neighbour", "cosine"]
     folder = tmp_path / "results" / "01_skip_thoughts" / "quick+seed=1"
@@ -399,11 +400,11 @@ def test_earlier_results_and_neighbours_come_from_the_folder_of_the_same_name(ru
     neighbours = pd.DataFrame({"query": ["q"], "encoder": ["combine-skip"], "rank": [1], "neighbour": ["n"],
                                "cosine": [0.9]})
     neighbours.to_csv(folder / "neighbours_combine-skip.csv", index=False)
-    found = aae.earlier_results(seed_run, "01_skip_thoughts", "combine-skip")
+    found = earlier_results(seed_run, "01_skip_thoughts", "combine-skip")
     assert found.scores == stored.scores and found.items == stored.items  # with its per-item outcomes
     pd.testing.assert_frame_equal(aae.earlier_neighbours(seed_run, "01_skip_thoughts", "combine-skip"), neighbours)
-    assert aae.earlier_results(run, "01_skip_thoughts", "combine-skip") is None  # smoke: another folder
-    assert aae.earlier_results(seed_run, "01_skip_thoughts", "combine-skip (no expansion)") is None
+    assert earlier_results(run, "01_skip_thoughts", "combine-skip") is None  # smoke: another folder
+    assert earlier_results(seed_run, "01_skip_thoughts", "combine-skip (no expansion)") is None
 
 
 # --- reproducer.papers.mean_max_aae.training.AutoencoderModels -------------------------------------------------------

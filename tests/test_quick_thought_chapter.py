@@ -575,11 +575,28 @@ def _evidence(analogies: bool = True):
     return Evidence(per_model, {n: {"hits": h} for n, h in hits.items()} if analogies else {})
 
 
-def _qt_claims(questions=True):
+def _qt_claims(questions=True, skip_thought="ST"):
     from reproducer.papers.quick_thoughts.claims import quick_thought_claims
 
     return quick_thought_claims(classification=["MR", "CR"], curve_tasks=["MR", "SICK-R"], paper_speed=4.8,
-                                paper_sts=pd.Series({"QT (RNN)": 0.49, "Skip-Thoughts": 0.39}), questions=questions)
+                                paper_sts=pd.Series({"QT (RNN)": 0.49, "Skip-Thoughts": 0.39}), questions=questions,
+                                skip_thought=skip_thought)
+
+
+def test_table8_compares_with_chapter_01s_skip_thought():
+    """Issue 42: Table 8's skip-thought is Kiros et al.'s model, so the claim reads chapter 01's combine-skip (the book
+    compared with chapter 02's 35-minute ST, STS14 r = 0.02), names it, and carries the paper's +10-point effect."""
+    from reproducer.report.claims import check
+
+    ev = _evidence()
+    ev.results["combine-skip"] = ev.results["ST"]  # chapter 01's model, here with ST's scores
+    row = check(_qt_claims(skip_thought="combine-skip"), ev).iloc[3]
+    st = check(_qt_claims(), _evidence()).iloc[3]
+    assert "chapter 01's combine-skip" in row.claim and row.numbers.startswith("combine-QT 0.")
+    assert "combine-skip 0." in row.numbers and "ST 0." in st.numbers
+    assert row.value == pytest.approx(st.value) and row.outcome == st.outcome == "reproduced"
+    assert row["paper's effect"] == st["paper's effect"] == "+10.00"
+    assert "this chapter's ST (chapter 01 has not run at this preset)" in st.claim
 
 
 def test_claims_outcomes_follow_the_numbers_and_their_noise():
@@ -595,7 +612,7 @@ def test_claims_outcomes_follow_the_numbers_and_their_noise():
     assert combine.value == pytest.approx(60 - 80) and combine.high < 0  # combine-QT against the better part
     assert mc.value == pytest.approx(0) and mc.low < 0 < mc.high  # as accurate, on other items
     assert analogy.value == pytest.approx(0) and analogy.low < 0 < analogy.high
-    assert sts.low > 0 and sts.paper == "0.49 vs 0.39"
+    assert sts.low > 0 and sts.paper == "Table 8 (Overall): QT (RNN) 0.49 vs Skip-Thoughts 0.39"
     assert figure2.numbers.startswith("mean over MR, SICK-R (points): uni-QT f ")
     assert combine.numbers == "combine-QT 60.0, uni-QT 80.0, bi-QT 70.0"
     assert analogy.numbers == "same encoder: uni-QT 50.0%, ST 50.0%"

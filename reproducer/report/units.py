@@ -16,7 +16,9 @@ from typing import Callable
 import pandas as pd
 
 from reproducer.data.corpus import CorpusConfig
-from reproducer.notebook import slug
+from reproducer.evaluate import Results
+from reproducer.files import read_json
+from reproducer.notebook import results_root, slug
 from reproducer.presets import SEED_PRESETS, preset
 from reproducer.report.analogies import answer, mine_questions
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
@@ -167,3 +169,11 @@ class ChapterModels:
         return seed_siblings(self, self.run, self.settings.name, self.seed, seeds,
                              lambda run, name, seed: self.sibling(
                                  run, preset(self.family, name, eval_config=self.settings.eval_config), seed))
+
+
+def earlier_results(run, chapter: str, name: str) -> Results | None:
+    """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` stored by an earlier ``chapter`` in the folder
+    of the same name as ``run``'s (the same preset, seed and parameters), or ``None`` when it has none: how a chapter
+    compares with another chapter's model seed by seed (chapter 02 and 05 with chapter 01's combine-skip)."""
+    found = read_json(results_root() / chapter / run.dir.name / f"eval_{slug(name)}.json")
+    return None if found is None else Results.from_json(found)

@@ -22,7 +22,6 @@ import pandas as pd
 from reproducer.encoders.attention import AAEConfig
 from reproducer.encoders.recurrent import RecurrentConfig
 from reproducer.errors import ReproducerError
-from reproducer.evaluate import Results
 from reproducer.files import read_json
 from reproducer.notebook import results_root, slug
 from reproducer.papers.mean_max_aae import PAPER
@@ -73,13 +72,6 @@ def set_averages(row) -> dict:
 def paper_rows() -> pd.DataFrame:
     """The paper's Table 3 and Table 1 rows, one per model, columns (task, metric)."""
     return paper_table(PAPER.key, ["Table 3", "Table 1"], columns=["task", "metric"])
-
-
-def earlier_results(run, chapter: str, name: str):
-    """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` stored by an earlier ``chapter`` in the folder
-    of the same name as ``run``'s (the same preset, seed and parameters), or ``None`` when it has none."""
-    found = read_json(results_root() / chapter / run.dir.name / f"eval_{slug(name)}.json")
-    return None if found is None else Results.from_json(found)
 
 
 def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
