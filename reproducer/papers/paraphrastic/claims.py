@@ -125,10 +125,12 @@ def recurrent_summary(means: pd.Series, paper_means: pd.Series, n_datasets: int,
     """Markdown: how far the recurrent models trail the averaging ones out of domain (ours and the paper's), the
     RNN's training loss against PP's and the margin 2δ, and the best LSTM against PP on SST-2 after ``epochs``."""
     lstm_sst = table5.loc[[n for n in table5.index if n.startswith("LSTM")], "SST2"]
-    gap_ours = min(means[n] for n in AVERAGING) - max(means[n] for n in RECURRENT)
+    worst, best_recurrent = min(AVERAGING, key=means.get), max(RECURRENT, key=means.get)
+    gap_ours = means[worst] - means[best_recurrent]
     gap_paper = min(paper_means[n] for n in AVERAGING) - max(paper_means[n] for n in RECURRENT)
     return (f"**The recurrent models in numbers.** Out of domain (mean of {n_datasets} datasets) the worst averaging "
-            f"model leads the best recurrent one by {gap_ours:.1f} points (paper: {gap_paper:.1f}). The randomly "
+            f"model ({worst}) {'leads' if gap_ours >= 0 else 'trails'} the best recurrent one ({best_recurrent}) by "
+            f"{abs(gap_ours):.1f} points (paper: the worst averaging model {gap_paper:+.1f}). The randomly "
             f"initialised RNN ({means['RNN']:.1f}; paper {paper_means['RNN']:.1f}) is the clearest failure: after "
             f"{best['RNN']['steps']} steps its training loss is still {best['RNN']['losses'][-1]['loss']:.2f} "
             f"(PP: {best['PP']['losses'][-1]['loss']:.2f}; 2δ = {2 * delta:.1f} means positives no closer than "
