@@ -84,3 +84,30 @@ def test_across_presets_pairs_each_claim_and_keeps_the_ones_that_moved(two_chapt
     every = across_presets(two_chapters, changed_only=False)
     # matched by wording: the claim checked at quick only, and chapter 01 (no quick run), are left out
     assert sorted(every["claim"]) == ["MC-QT best", "QT is fast"]
+
+
+def test_the_undecided_summary_counts_why_from_the_seeds():
+    """Issue 42: chapter 06 said most inconclusive outcomes are seeds that disagree; the summary now counts it."""
+    from reproducer.report.scorecard import COLUMNS, undecided_summary
+
+    def row(outcome, seeds, threshold=0.0):
+        return {"outcome": outcome, "seed values": seeds, "threshold value": threshold}
+
+    card = pd.DataFrame([row("inconclusive", [0.5, 0.8, 1.1]),       # all above 0: t(2) widens one run's spread
+                         row("inconclusive", [-0.5, 0.8, 1.1]),      # the seeds disagree
+                         row("inconclusive", []),                    # no seeds
+                         row("inconclusive", [4.0, 4.5], 5.0),       # all below 5
+                         row("reproduced", [1.0, 2.0, 3.0])]).reindex(columns=COLUMNS)
+    text = undecided_summary(card)
+    assert "Of the **4 inconclusive** claims, **2** have every training seed on the same side" in text
+    assert "t = 12.7 for 2 seeds, t = 4.3 for 3 seeds" in text
+    assert "**1** have seeds on both sides" in text and "**1** have no seeds" in text
+    assert undecided_summary(card[card.outcome == "reproduced"]) == "No claim is inconclusive at this preset."
+
+
+def test_claim_rows_keep_the_numbers_the_scorecard_reasons_with():
+    from reproducer.report.claims import point_claim
+
+    row = point_claim("x", 5.0, 4.8, seed_values=[4.0, 5.0, 6.0], unit="{:.1f}×")
+    assert row["threshold value"] == 4.8 and row["at most"] is False and row["seed values"] == [4.0, 5.0, 6.0]
+    assert point_claim("y", 5.0, 4.8)["seed values"] == []

@@ -122,8 +122,16 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
                      "threshold": threshold_text(c.threshold, c.unit, c.at_most),
                      "paper's effect": "" if c.effect is None else c.unit.format(c.effect), "paper": c.paper,
                      "numbers": c.numbers(evidence) if c.numbers else "", "noise": " + ".join(noise),
-                     "value": j["value"], "low": j["low"], "high": j["high"]})
+                     "value": j["value"], "low": j["low"], "high": j["high"], **_raw(c.threshold, c.at_most,
+                                                                                    seed_values)})
     return pd.DataFrame(rows)
+
+
+def _raw(threshold: float, at_most: bool, seed_values) -> dict:
+    """The numbers behind a row that the scorecard reasons with: the threshold, its direction, and the quantity on
+    each training seed (or repeat)."""
+    return {"threshold value": float(threshold), "at most": bool(at_most),
+            "seed values": [float(v) for v in seed_values] if seed_values is not None and len(seed_values) >= 2 else []}
 
 
 def threshold_text(threshold: float, unit: str = "", at_most: bool = False) -> str:
@@ -146,6 +154,7 @@ def point_claim(claim: str, value: float | None, threshold: float, *, at_most: b
     own value of the quantity."""
     common = {"claim": claim, "threshold": threshold_text(threshold, unit, at_most),
               "paper's effect": "" if effect is None else unit.format(effect), "paper": paper, "numbers": numbers}
+    common.update(_raw(threshold, at_most, seed_values))
     if value is None or np.isnan(float(value)):
         return {**common, "outcome": "not checked", "ours": "", "noise": noise, "value": np.nan, "low": np.nan,
                 "high": np.nan}
@@ -171,5 +180,5 @@ def claim_table(claims: pd.DataFrame):
     unknown = set(claims["outcome"]) - set(COLOURS)
     if unknown:
         raise ValueError(f"Outcomes must be one of {', '.join(COLOURS)}: got {sorted(unknown)}.")
-    shown = claims.drop(columns=[c for c in ("value", "low", "high") if c in claims])
+    shown = claims.drop(columns=[c for c in ("value", "low", "high", *_raw(0, False, None)) if c in claims])
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"])

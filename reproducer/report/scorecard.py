@@ -29,7 +29,7 @@ def chapters() -> dict[str, tuple[str, str]]:
 OUTCOMES = tuple(COLOURS)  # reproduced, not reproduced, smaller than published, inconclusive, not checked
 #: The columns of :func:`scorecard`.
 COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "published", "numbers", "noise", "value", "low",
-           "high"]
+           "high", "threshold value", "at most", "seed values"]
 
 
 def scorecard(preset: str = "default", root: str | Path = "results", missing: str = "raise") -> pd.DataFrame:
@@ -96,3 +96,32 @@ def across_presets(root: str | Path = "results", presets: tuple[str, str] = ("qu
         both = both[both[f"outcome ({presets[0]})"] != both[f"outcome ({presets[1]})"]]
     return both[["paper", "claim", *(f"{c} ({p})" for p in presets for c in ("outcome", "ours")), "chapter"]
                 ].reset_index(drop=True)
+
+
+def undecided_summary(card: pd.DataFrame) -> str:
+    """Markdown: why the *inconclusive* claims of ``card`` (:func:`scorecard`) are undecided, counted from their
+    numbers: the claims whose training seeds all fall on one side of the threshold (the interval is wide because
+    Student's t with few seeds multiplies one run's spread), those whose seeds straddle it (the seeds disagree), and
+    those with no seeds (the test items' noise alone)."""
+    from scipy import stats
+
+    open_ = card[card["outcome"] == "inconclusive"]
+    if open_.empty:
+        return "No claim is inconclusive at this preset."
+    one_side, straddle, none, widths = 0, 0, 0, set()
+    for _, row in open_.iterrows():
+        seeds = row["seed values"] if isinstance(row["seed values"], list) else []
+        if len(seeds) < 2:
+            none += 1
+            continue
+        sides = {v >= row["threshold value"] for v in seeds}
+        if len(sides) == 1:
+            one_side += 1
+            widths.add(len(seeds))
+        else:
+            straddle += 1
+    t = ", ".join(f"t = {stats.t.ppf(0.975, n - 1):.1f} for {n} seeds" for n in sorted(widths))
+    return (f"Of the **{len(open_)} inconclusive** claims, **{one_side}** have every training seed on the same side of "
+            f"the threshold: their intervals straddle it because Student's t with so few seeds ({t}) multiplies one "
+            f"run's spread, not because the seeds disagree; more seeds at this budget would narrow them. **{straddle}** "
+            f"have seeds on both sides (the seeds disagree), and **{none}** have no seeds (the test items' noise alone).")
