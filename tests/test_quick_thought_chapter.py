@@ -730,3 +730,21 @@ def test_score_bars_draws_every_encoder_and_task():
     assert len(ax.patches) >= 4 and ax.get_ylim() == (55.0, 100.0)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b"]
     plt.close(fig)
+
+
+def test_figure2_is_judged_at_every_point():
+    """Issue 42: the paper's Figure 2 is about every point of the curves, not the last one."""
+    from reproducer.papers.quick_thoughts.claims import every_point_claim, lowest_gap
+
+    def record(*points):
+        return {"evals": [{"seconds": 60.0 * i, "MR": mr, "SICK-R": r} for i, (mr, r) in enumerate(points, 1)]}
+
+    qt, st = record((60, 0.53), (62, 0.55), (65, 0.60)), record((58, 0.52), (63, 0.50), (60, 0.55))
+    # gaps per point, mean of MR (points) and SICK-R (× 100): (2 + 1) / 2, (-1 + 5) / 2, (5 + 5) / 2
+    assert lowest_gap(qt, st, ["MR", "SICK-R"]) == pytest.approx(1.5)
+    behind_once = record((60, 0.50), (60, 0.50), (65, 0.60))
+    assert lowest_gap(behind_once, st, ["MR", "SICK-R"]) == pytest.approx((-3 + 0) / 2)  # the final point would pass
+    row = every_point_claim((behind_once, st), [(behind_once, st), (qt, st), (behind_once, st)], ["MR", "SICK-R"])
+    assert row["outcome"] == "inconclusive" and row["noise"] == "3 training seeds" and row["value"] == pytest.approx(-1.5)
+    assert row["numbers"] == "3 points; seeds: -1.50, +1.50, -1.50" and "every training time" in row["paper"]
+    assert every_point_claim(({}, {}), [], ["MR"])["outcome"] == "not checked"
