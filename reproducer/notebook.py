@@ -139,16 +139,22 @@ def _shown(path: Path) -> str:
     return path.relative_to(_CHECKOUT).as_posix() if path.is_relative_to(_CHECKOUT) else str(path)
 
 
+def parameters_source(path: str | Path) -> str:
+    """The source of the notebook's code cell tagged ``parameters`` (its parameters and their help comments)."""
+    path = Path(path)
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    cell = next((c for c in cells if c["cell_type"] == "code" and "parameters" in c["metadata"].get("tags", [])), None)
+    if cell is None:
+        raise ReproducerError(f"{_shown(path)}: no code cell is tagged 'parameters'.")
+    return cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+
+
 def read_parameters(path: str | Path) -> dict[str, Parameter]:
     """The parameters declared by the notebook's cell tagged ``parameters``, in order: each a top-level assignment
     annotated with one of :data:`TYPES` whose default is a literal (the cell is parsed, never run)."""
     path = Path(path)
     where = f"{_shown(path)}'s parameters cell"
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    cell = next((c for c in cells if c["cell_type"] == "code" and "parameters" in c["metadata"].get("tags", [])), None)
-    if cell is None:
-        raise ReproducerError(f"{_shown(path)}: no code cell is tagged 'parameters'.")
-    source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+    source = parameters_source(path)
     declared = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign):

@@ -127,6 +127,10 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
     return pd.DataFrame(rows)
 
 
+#: The columns of a claim row that the scorecard reasons with and the claims table does not show.
+RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "seed values")
+
+
 def _raw(threshold: float, at_most: bool, seed_values) -> dict:
     """The numbers behind a row that the scorecard reasons with: the threshold, its direction, and the quantity on
     each training seed (or repeat)."""
@@ -180,5 +184,5 @@ def claim_table(claims: pd.DataFrame):
     unknown = set(claims["outcome"]) - set(COLOURS)
     if unknown:
         raise ValueError(f"Outcomes must be one of {', '.join(COLOURS)}: got {sorted(unknown)}.")
-    shown = claims.drop(columns=[c for c in ("value", "low", "high", *_raw(0, False, None)) if c in claims])
+    shown = claims.drop(columns=[c for c in RAW_COLUMNS if c in claims])
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"])

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 import inspect
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -27,8 +26,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from reproducer.files import read_json
-from reproducer.notebook import notebook_path, results_root
+from reproducer.notebook import notebook_path, parameters_source
 from reproducer.report.claims import COLOURS
 
 _CHECKOUT = Path(__file__).resolve().parents[2]
@@ -95,22 +93,10 @@ def quick_minutes(notebook: str) -> float | None:
     """How long ``notebook`` takes at the ``quick`` preset on 2 CPU cores, as its parameters cell states it
     (``"quick" (about 40 minutes …)`` or ``(about 1 hour …)``); ``None`` for a notebook without a ``quick`` preset."""
 
-    cells = json.loads(notebook_path(notebook).read_text(encoding="utf-8"))["cells"]
-    source = next("".join(c["source"]) for c in cells if "parameters" in c["metadata"].get("tags", []))
-    found = re.search(r'"quick" \(about ([\d.]+) (minutes?|hours?)', source)
+    found = re.search(r'"quick" \(about ([\d.]+) (minutes?|hours?)', parameters_source(notebook_path(notebook)))
     if not found:
         return None
     return float(found.group(1)) * (60 if found.group(2).startswith("hour") else 1)
-
-
-def skip_thought_minutes(preset: str) -> str:
-    """Chapter 01's training minutes of uni-skip and bi-skip together at ``preset`` (what combine-skip cost), read from
-    its training records, for the chapters that compare with it; "—" when chapter 01 has not run at ``preset``."""
-    folder = results_root() / "01_skip_thoughts" / preset
-    paths = [folder / f"{part}_training.json" for part in ("uni-skip", "bi-skip")]
-    if not all(p.exists() for p in paths):
-        return "—"
-    return f"{sum(read_json(p)['seconds'] for p in paths) / 60:,.0f}"
 
 
 class Page:

@@ -7,7 +7,9 @@ import functools
 import numpy as np
 
 from reproducer.evaluate import quick_look
+from reproducer.files import read_json
 from reproducer.models import family
+from reproducer.notebook import results_root, training_record_name
 from reproducer.report.claims import Claim
 from reproducer.report.published import published
 from reproducer.report.units import ChapterModels
@@ -131,6 +133,16 @@ class SkipThoughtModels(ChapterModels):
             self.similarity("combine-skip")
         for encoder in completes[name] if neighbours else ():
             self.products.neighbours(encoder)
+
+
+def skip_thought_minutes(preset: str) -> str:
+    """Chapter 01's training minutes of uni-skip and bi-skip together at ``preset`` (what combine-skip cost), read from
+    its training records, for the chapters that compare with it; "—" when chapter 01 has not run at ``preset``."""
+    folder = results_root() / "01_skip_thoughts" / preset
+    paths = [folder / f"{training_record_name(part)}.json" for part in TRAINED]
+    if not all(p.exists() for p in paths):
+        return "—"
+    return f"{sum(read_json(p)['seconds'] for p in paths) / 60:,.0f}"
 
 
 #: How much accuracy vocabulary expansion may cost before the book's own check fails (points; not a paper's claim).
