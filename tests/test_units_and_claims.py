@@ -285,6 +285,17 @@ def test_check_adds_the_seeds_spread_to_the_test_items_noise():
     assert with_spread.value == alone.value  # the value is the main run's; the seeds only widen the interval
     one_seed = check([_gap_claim()], main, seeds=spread[:1]).iloc[0]  # one seed has no spread: left out
     assert one_seed.noise == "test items (bootstrap)" and one_seed.low == alone.low
+    budget = check([_gap_claim()], main, seeds=steady, budget="quick").iloc[0]  # the seeds' preset is named
+    assert budget.noise == "test items (bootstrap) + 3 training seeds at `quick`" and budget.low == with_steady.low
+
+
+def test_point_claims_name_the_seeds_budget():
+    from reproducer.report.claims import point_claim
+
+    row = point_claim("x", 1.0, 0.0, seed_values=[1.0, 1.1, 0.9], spread="training seeds", budget="default")
+    assert row["noise"] == "3 training seeds at `default`"
+    mean = point_claim("x", 1.0, 0.0, seed_values=[1.0, 1.1, 0.9], averaged=True)
+    assert mean["noise"] == "the mean of 3 repeats"
 
 
 # --- point_claim and counts ------------------------------------------------------------------------------------------

@@ -106,17 +106,19 @@ class Claim:
     effect: float | None = None  # the paper's own effect size, in the quantity's units, where it prints one
 
 
-def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None) -> pd.DataFrame:
+def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None,
+          budget: str | None = None) -> pd.DataFrame:
     """Each claim judged on ``evidence`` (the main run): its value, the bootstrap replicates of the quantity, and the
-    quantity on each of ``seeds`` (training noise; at least two, else it is left out). Columns: claim, outcome,
-    ours (value and 95% interval), threshold, paper, numbers, noise (what the interval includes), and the raw
+    quantity on each of ``seeds`` (training noise; at least two, else it is left out), trained at the preset
+    ``budget`` (named in the noise column). Columns: claim, outcome, ours (value and 95% interval), threshold, paper,
+    numbers, noise (what the interval includes: its sources, the number of seeds and their budget), and the raw
     ``value``, ``low``, ``high``."""
     rows = []
     for c in claims:
         seed_values = [float(c.quantity(e, False)) for e in seeds] if seeds and len(seeds) >= 2 else None
         j = judge(c.quantity(evidence, False), c.quantity(evidence, True), seed_values, c.threshold,
                   at_most=c.at_most, effect=c.effect)
-        noise = ["test items (bootstrap)"] + ([f"{j['seeds']} training seeds"] if j["seeds"] else [])
+        noise = ["test items (bootstrap)"] + ([seeds_text(j["seeds"], "training seeds", budget)] if j["seeds"] else [])
         rows.append({"claim": c.claim, "outcome": j["outcome"],
                      "ours": f"{c.unit.format(j['value'])} [{c.unit.format(j['low'])}, {c.unit.format(j['high'])}]",
                      "threshold": threshold_text(c.threshold, c.unit, c.at_most),
@@ -148,14 +150,20 @@ def threshold_text(threshold: float, unit: str = "", at_most: bool = False) -> s
     return f"{sign} {threshold:.3g}{suffix}"
 
 
+def seeds_text(n: int, spread: str, budget: str | None = None) -> str:
+    """How a row names its training noise: ``"3 training seeds at `quick`"`` (``budget``: the preset they trained at)."""
+    return f"{n} {spread}" + (f" at `{budget}`" if budget else "")
+
+
 def point_claim(claim: str, value: float | None, threshold: float, *, at_most: bool = False, paper: str = "",
                 numbers: str = "", noise: str = "none measured", seed_values=None, unit: str = "{:.2f}",
-                spread: str = "repeats", effect: float | None = None, averaged: bool = False) -> dict:
+                spread: str = "repeats", effect: float | None = None, averaged: bool = False,
+                budget: str | None = None) -> dict:
     """A claim row (as :func:`check` makes) for a quantity without test items (a timing, a training curve):
     judged on the spread of ``seed_values`` (repeated measurements, or the same quantity per training seed: say
     which in ``spread``, e.g. ``"training seeds"``) when given, else on the value alone; ``None``: not checked.
     ``averaged``: ``value`` is the mean of ``seed_values`` (its half-width is ``t · s / √n``); ``effect``: the paper's
-    own value of the quantity."""
+    own value of the quantity; ``budget``: the preset the seeds trained at."""
     common = {"claim": claim, "threshold": threshold_text(threshold, unit, at_most),
               "paper's effect": "" if effect is None else unit.format(effect), "paper": paper, "numbers": numbers}
     common.update(_raw(threshold, at_most, seed_values))
@@ -163,7 +171,7 @@ def point_claim(claim: str, value: float | None, threshold: float, *, at_most: b
         return {**common, "outcome": "not checked", "ours": "", "noise": noise, "value": np.nan, "low": np.nan,
                 "high": np.nan}
     j = judge(value, None, seed_values, threshold, at_most=at_most, effect=effect, averaged=averaged)
-    spread = f"the mean of {j['seeds']} {spread}" if averaged else f"{j['seeds']} {spread}"
+    spread = ("the mean of " if averaged else "") + seeds_text(j["seeds"], spread, budget)
     return {**common, "outcome": j["outcome"],
             "ours": f"{unit.format(j['value'])} [{unit.format(j['low'])}, {unit.format(j['high'])}]",
             "noise": spread if j["seeds"] else noise, "value": j["value"], "low": j["low"], "high": j["high"]}

@@ -465,9 +465,10 @@ def multiview_claims(groups: dict[str, list[str]]) -> list:
     return claims
 
 
-def figure1_claim(fig1: pd.DataFrame, seed_frames: list[pd.DataFrame]) -> dict:
+def figure1_claim(fig1: pd.DataFrame, seed_frames: list[pd.DataFrame], budget: str | None = None) -> dict:
     """"At every checkpoint of Figure 1, MV ≥ SV for f, g and the ensemble": the smallest MV − SV gap (U) over the
-    checkpoints and the three pairs, judged on its spread over the seeds' Figure 1 frames (:func:`figure1_frame`)."""
+    checkpoints and the three pairs, judged on its spread over the seeds' Figure 1 frames (:func:`figure1_frame`),
+    trained at the preset ``budget``."""
     pairs = [("MV f", "SV f"), ("MV g", "SV g"), ("MV ensemble", "SV ensemble")]
 
     def smallest(frame):
@@ -479,6 +480,7 @@ def figure1_claim(fig1: pd.DataFrame, seed_frames: list[pd.DataFrame]) -> dict:
                        smallest(fig1), 0.0, unit="{:+.1f}",
                        seed_values=[smallest(f) for f in seed_frames] if len(seed_frames) >= 2 else None,
                        paper="every MV curve above its SV counterpart", noise="one run", spread="training seeds",
+                       budget=budget,
                        numbers="; ".join(f"{mv} − {sv}: last {curves[mv].iloc[-1] - curves[sv].iloc[-1]:+.1f}"
                                          for mv, sv in pairs))
 

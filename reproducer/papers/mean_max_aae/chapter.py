@@ -398,12 +398,13 @@ def timing_claims(repeats: list[dict[str, float]], paper_minutes: pd.Series) -> 
                 "the paper times no RAE", own=True)]
 
 
-def attention_claim(z_mean: float, seeds: list[float]) -> dict:
+def attention_claim(z_mean: float, seeds: list[float], budget: str | None = None) -> dict:
     """"The mean plays a greater role" (Figure 2): the mean-max AAE decoder's mean attention on ``z_mean`` over
-    held-out tokens, > 0.5, judged on its spread over the training seeds (``seeds``: the same statistic per seed)."""
+    held-out tokens, > 0.5, judged on its spread over the training seeds (``seeds``: the same statistic per seed,
+    trained at the preset ``budget``)."""
     return point_claim("The decoder attends more to z_mean than to z_max (Figure 2: mean attention > 0.5)",
                        z_mean, 0.5, unit="{:.3f}", seed_values=seeds if len(seeds) >= 2 else None,
-                       paper="the mean plays a greater role", noise="one run", spread="training seeds",
+                       paper="the mean plays a greater role", noise="one run", spread="training seeds", budget=budget,
                        numbers=f"mean-max AAE {z_mean:.3f} on held-out tokens; seeds: "
                                + ", ".join(f"{v:.3f}" for v in seeds))
 

@@ -18,10 +18,11 @@ from reproducer.data.pairs import TrainingPair, nested_subsets
 from reproducer.data.training_data import TrainingData
 from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
 from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes, word_weights
-from reproducer.files import read_json, stored_json
+from reproducer.files import read_json, stored_json, write_json
 from reproducer.models import family, published_names
 from reproducer.notebook import results_root, slug
 from reproducer.papers.paraphrastic.objective import (
+    NEGATIVE_MODES,
     VARIANTS,  # our model -> its CompositionalConfig options
     initial_vocabulary,
     norm_weighted_vectors,
@@ -73,15 +74,18 @@ def file_key(text: str) -> str:
 
 def grid(name: str, pp_choice: str | None = None) -> dict[str, dict]:
     """The configurations of one model, label → preset overrides: PP's :data:`PP_GRID`; every other model takes
-    PP's choice and tunes the learning rate (proj, DAN: 0.05 or 0.005; recurrent models: 0.005 or 0.0005, as 0.05
-    breaks them), the iRNN λ_c (1 or 100) at 0.005."""
+    PP's λ_w and tunes, as the paper does for each model (section 4.2.2), MAX or MIX negatives (PP's choice first)
+    × the learning rate (proj, DAN: 0.05 or 0.005; recurrent models: 0.005 or 0.0005, as 0.05 breaks them), or for
+    the iRNN × λ_c (1 or 100) at 0.005."""
     if name == "PP":
         return PP_GRID
     base = PP_GRID[pp_choice]
+    modes = sorted(NEGATIVE_MODES, key=lambda mode: mode != base["negatives"])
     if name == "iRNN":
-        return {f"lr=0.005, λc={c}": {**base, "lr": 0.005, "lambda_c": c} for c in (1.0, 100.0)}
+        return {f"{mode}, lr=0.005, λc={c}": {**base, "negatives": mode, "lr": 0.005, "lambda_c": c}
+                for mode in modes for c in (1.0, 100.0)}
     rates = (0.05, 0.005) if VARIANTS[name]["kind"] in ("proj", "DAN") else (0.005, 0.0005)
-    return {f"lr={lr}": {**base, "lr": lr} for lr in rates}
+    return {f"{mode}, lr={lr}": {**base, "negatives": mode, "lr": lr} for mode in modes for lr in rates}
 
 
 def dev_score(record: dict) -> float:
@@ -145,6 +149,7 @@ class ParaphraseTraining:
                 self.unit("PP", explorer)
             self.runs[name] = self.train_model(name, self.pp_choice)
             self.best[name] = max(self.runs[name], key=dev_score)
+            self.forget_if_rechosen(name)
             if (name, self.best[name]["config"]) in self._fitted:  # trained here: save its encoder bundle
                 self.chosen(name)
             if name == "PP":
@@ -160,6 +165,25 @@ class ParaphraseTraining:
             self.pp_word_table("table8_neighbours", lambda: self.word_neighbours(TABLE8_QUERIES))
             self.pp_word_table("word_weights", self.word_weight_extremes)
             self.run.json("norm_analysis", self.reweighted_suite)
+
+    #: What the chapter caches of a model's chosen configuration (per model: ``<kind>_<model>``).
+    CHOSEN_PRODUCTS = ("length_bins", "neighbours")
+
+    def forget_if_rechosen(self, name: str) -> None:
+        """Delete the cached :data:`CHOSEN_PRODUCTS` of ``name`` when its chosen configuration is not the one they were
+        computed from (a grid that grew, a dev score that moved), as recorded in ``choices.json`` (written here):
+        their names carry the model, not the configuration, so a new choice must not reuse them."""
+        path, chosen = self.run.path("choices.json"), self.best[name]["config"]
+        choices = read_json(path) if path.is_file() else {}
+        if choices.get(name, chosen) != chosen:
+            for kind in self.CHOSEN_PRODUCTS:
+                stale = self.run.path(f"{kind}_{file_key(name)}.csv")
+                if stale.is_file():
+                    stale.unlink()
+                    print(f"{name}: chosen configuration now {chosen!r} (was {choices[name]!r}): "
+                          f"{stale.name} is computed again")
+        if choices.get(name) != chosen:
+            write_json(path, {**choices, name: chosen})
 
     def transfer(self, name: str):
         """Model ``name`` on SentEval's transfer tasks and STS14 (:data:`TRANSFER_TASKS`) at the ``paper`` protocol
@@ -411,6 +435,7 @@ class ParaphraseTraining:
         share = reweighting_table(baselines["initial vectors"], self.run.json("norm_analysis", self.reweighted_suite),
                                   self.best["PP"]["suite"], datasets)[1]["ours"]
         return {"in_domain": table3.loc[list(self.best), "test"], "initial_in_domain": table3.loc["initial vectors", "test"],
+                "initial_mean": float(suite_mean(baselines["initial vectors"], datasets)),
                 "table7": table7, "figure1": self.figure1_frame(datasets), "table5": table5, "share": share,
                 "n_pairs": len(self.pairs)}
 

@@ -102,15 +102,18 @@ def lowest_gap(qt: dict, st: dict, tasks: list[str]) -> float:
     return float(min(gaps)) if gaps else float("nan")
 
 
-def every_point_claim(main: tuple[dict, dict], seeds: list[tuple[dict, dict]], tasks: list[str]) -> dict:
+def every_point_claim(main: tuple[dict, dict], seeds: list[tuple[dict, dict]], tasks: list[str],
+                      budget: str | None = None) -> dict:
     """"QT above ST at every point of Figure 2" (Appendix C): :func:`lowest_gap` of the main run's uni-QT and ST
     training records (``main``), judged on the spread of the same quantity over the training seeds' records
-    (``seeds``, which may evaluate at other times); the curves have no test items to resample."""
+    (``seeds``, trained at the preset ``budget``, which may evaluate at other times); the curves have no test items
+    to resample."""
     values = [lowest_gap(qt, st, tasks) for qt, st in seeds]
     return point_claim("At every point of Figure 2, QT's encoder scores at least as well as skip-thought's (Appendix C: "
                        f"the smallest gap over the points, mean over {len(tasks)} tasks)", lowest_gap(*main, tasks), 0.0,
                        unit="{:+.2f}", paper="Figure 2: QT's curves above skip-thought's at every training time",
-                       noise="one run", spread="training seeds", seed_values=values if len(values) >= 2 else None,
+                       noise="one run", spread="training seeds", budget=budget,
+                       seed_values=values if len(values) >= 2 else None,
                        numbers=f"{len(main[0].get('evals', []))} points; seeds: " + ", ".join(f"{v:+.2f}" for v in values))
 
 
