@@ -312,10 +312,10 @@ def test_macro_and_attention_figures_and_the_attention_note():
 UNITS = 40
 
 
-def macro_evidence(macro: dict[str, float], own: dict[str, float] | None = None):
+def macro_evidence(macro: dict[str, float], own: dict[str, float] | None = None, sts: dict[str, float] | None = None):
     """Evidence whose 8-task macro average of each model is ``macro[model]`` (every task at that value), as per-unit
     samples that deviate alike for every model on a task (no noise in a difference) plus, for the models of ``own``,
-    deviations of their own of that scale."""
+    deviations of their own of that scale; ``sts``: STS14 scores (points) the same way."""
     import zlib
 
     from reproducer.report.claims import Evidence
@@ -324,8 +324,9 @@ def macro_evidence(macro: dict[str, float], own: dict[str, float] | None = None)
         v = np.random.default_rng(zlib.crc32(key.encode())).normal(scale=scale, size=UNITS)
         return v - v.mean()
 
+    scores = {(n, t): m for n, m in macro.items() for t in aae.EIGHT} | {(n, "STS14"): v for n, v in (sts or {}).items()}
     return Evidence({}, samples={(n, t): m + deviations(t, 3.0) + deviations(f"{n}|{t}", (own or {}).get(n, 0.0))
-                                 for n, m in macro.items() for t in aae.EIGHT})
+                                 for (n, t), m in scores.items()})
 
 
 MACRO = {"mean-max AAE": 72.0, "mean AAE": 70.0, "max AAE": 71.0, "mean-max RAE": 78.0, "mean RAE": 76.0,
@@ -342,12 +343,25 @@ def test_autoencoder_claims_decide_on_our_numbers_and_their_noise():
     assert table.outcome.tolist() == ["reproduced", "reproduced", "not reproduced"]
     assert table.value.tolist() == pytest.approx([72 - 71, 78 - 76, 72 - 78])  # the smallest AAE − RAE gap
     assert table.numbers.iloc[0] == "mean-max AAE 72.0, mean AAE 70.0, max AAE 71.0"
+    # the paper's effects (issue 42), from Tables 2-3's printed task scores
+    assert [round(c.effect, 3) for c in claims] == [0.575, 0.485, 0.975]
+    assert all(c.paper.startswith('"') for c in claims)  # the paper's sentence first
     with_skip = aae.autoencoder_claims(list(aae.EIGHT), skip_thought=True)
-    assert len(with_skip) == 4
-    row = check(with_skip, macro_evidence({**MACRO, "combine-skip": 70.0})).iloc[-1]
+    assert len(with_skip) == 6
+    skips = {"combine-skip": 70.0, "uni-skip": 71.0, "bi-skip": 69.0}
+    rows = check(with_skip, macro_evidence({**MACRO, **skips}, sts={"mean-max AAE": 60.0, "combine-skip": 20.0}))
+    row, single, sts = rows.iloc[3], rows.iloc[4], rows.iloc[5]
     assert row.outcome == "reproduced" and row.value == pytest.approx(2.0)
     assert row.numbers == "mean-max AAE 72.0, combine-skip 70.0"
-    behind = check(with_skip[-1:], macro_evidence({**MACRO, "combine-skip": 73.0})).iloc[0]
+    # Table 2's six tasks against the better single model (uni-skip, 71): +1; the paper's +1.98
+    assert single.value == pytest.approx(1.0) and single["paper's effect"] == "+1.98"
+    assert single.numbers == "mean-max AAE 72.0, uni-skip 71.0, bi-skip 69.0"
+    # STS14: a ratio, at least 1.95 ("2 times": .58 / .29); ours 3×
+    assert sts.value == pytest.approx(3.0) and sts.outcome == "reproduced" and sts.threshold == "≥ 1.95×"
+    assert sts["paper's effect"] == "2.00×"
+    weaker = check(with_skip[-1:], macro_evidence(MACRO | skips, sts={"mean-max AAE": 30.0, "combine-skip": 20.0}))
+    assert weaker.value.iloc[0] == pytest.approx(1.5) and weaker.outcome.iloc[0] == "not reproduced"
+    behind = check(with_skip[3:4], macro_evidence({**MACRO, "combine-skip": 73.0})).iloc[0]
     assert behind.outcome == "not reproduced"
     noisy = check(claims[:1], macro_evidence(MACRO, own={"max AAE": 20.0})).iloc[0]
     assert noisy.outcome == "inconclusive" and noisy.value == pytest.approx(1.0)  # within the test items' noise

@@ -589,7 +589,7 @@ def test_table8_compares_with_chapter_01s_skip_thought():
     from reproducer.report.claims import check
 
     ev = _evidence()
-    ev.results["combine-skip"] = ev.results["ST"]  # chapter 01's model, here with ST's scores
+    ev = _with_chapter_01(ev)  # chapter 01's models; combine-skip with ST's STS14 scores
     row = check(_qt_claims(skip_thought="combine-skip"), ev).iloc[3]
     st = check(_qt_claims(), _evidence()).iloc[3]
     assert "chapter 01's combine-skip" in row.claim and row.numbers.startswith("combine-QT 0.")
@@ -612,11 +612,64 @@ def test_claims_outcomes_follow_the_numbers_and_their_noise():
     assert combine.value == pytest.approx(60 - 80) and combine.high < 0  # combine-QT against the better part
     assert mc.value == pytest.approx(0) and mc.low < 0 < mc.high  # as accurate, on other items
     assert analogy.value == pytest.approx(0) and analogy.low < 0 < analogy.high
-    assert sts.low > 0 and sts.paper == "Table 8 (Overall): QT (RNN) 0.49 vs Skip-Thoughts 0.39"
+    assert sts.low > 0 and sts.paper.endswith("Table 8 (Overall): QT (RNN) 0.49 vs Skip-Thoughts 0.39")
+    assert sts.paper.startswith('"Our RNN-based encoder performs strongly')  # the paper's sentence (issue 42)
     assert figure2.numbers.startswith("mean over MR, SICK-R (points): uni-QT f ")
     assert combine.numbers == "combine-QT 60.0, uni-QT 80.0, bi-QT 70.0"
     assert analogy.numbers == "same encoder: uni-QT 50.0%, ST 50.0%"
     assert (claims.noise == "test items (bootstrap)").all()  # no seeds given
+
+
+def _accuracy_results(name: str, first: int, count: int, like: Results | None = None) -> Results:
+    """MR and CR items right from item ``first`` on (``count`` of them), and ``like``'s other tasks."""
+    from reproducer.evaluate.items import correct_items, main_score
+
+    items = {**(like.items if like else {}), **{t: correct_items(_correct(first, count))["_items"] for t in ("MR", "CR")}}
+    scores = {**(like.scores if like else {}), **{t: {"acc": main_score("acc", items[t])} for t in ("MR", "CR")}}
+    return Results(name, "paper", scores, items=items)
+
+
+def _with_chapter_01(ev, combine=None, uni=(0, 300), bi=(0, 200), glove=(0, 200)):
+    """``ev`` with chapter 01's three skip-thoughts (combine-skip: ``combine``, else 70% on MR and CR) and GloVe
+    averaging: uni-skip 75%, bi-skip and GloVe averaging 50% unless given."""
+    ev.results.update({"uni-skip": _accuracy_results("uni-skip", *uni), "bi-skip": _accuracy_results("bi-skip", *bi),
+                       "glove-bow": _accuracy_results("glove-bow", *glove),
+                       "combine-skip": combine or _accuracy_results("combine-skip", 0, 280, like=ev.results["ST"])})
+    return ev
+
+
+def test_section_4_4_1_claims_compare_with_chapter_01s_skip_thoughts():
+    """Issue 42: uni/bi/combine-QT "comparably (and in most cases, better)" than the skip-thought of each shape (the
+    smallest of the three gaps), and MC-QT above every previous method, each with Table 1's effect."""
+    from reproducer.report.claims import check
+
+    claims = _qt_claims(skip_thought="combine-skip")
+    assert len(claims) == 7 and len(_qt_claims()) == 5  # only where chapter 01's models are in the evidence
+    table = check(claims, _with_chapter_01(_evidence())).set_index("claim")
+    shapes, prior = table.iloc[4], table.iloc[5]
+    # uni-QT 80 − uni-skip 75, bi-QT 70 − bi-skip 50, combine-QT 60 − combine-skip 70: the smallest is −10
+    assert shapes.value == pytest.approx(-10.0) and shapes.outcome == "not reproduced"
+    assert shapes.numbers == "uni-QT − uni-skip: +5.0; bi-QT − bi-skip: +20.0; combine-QT − combine-skip: -10.0"
+    assert shapes["paper's effect"] == "+1.12" and "perform comparably (and in most cases, better)" in shapes.paper
+    # MC-QT 80 against the best previous method (uni-skip, 75), on other items: inconclusive
+    assert prior.value == pytest.approx(5.0) and prior["paper's effect"] == "+1.10"
+    assert prior.numbers == "MC-QT 80.0, uni-skip 75.0, bi-skip 50.0, combine-skip 70.0, glove-bow 50.0"
+    better = check(claims, _with_chapter_01(_evidence(), uni=(0, 200), glove=(0, 100))).iloc[4:6]
+    assert better.value.tolist() == pytest.approx([-10.0, 10.0])  # MC-QT 80 − combine-skip 70
+
+
+def test_single_run_claims_judge_bow_qt_and_the_smallest_mc_qt_on_the_items_alone():
+    from reproducer.papers.quick_thoughts.claims import single_run_claims
+    from reproducer.report.claims import check
+
+    ev = _with_chapter_01(_evidence())
+    ev.results["BoW-QT"] = ev.results["combine-QT"]  # STS14 well above the ST-like GloVe row below
+    ev.results["glove-bow"] = _accuracy_results("glove-bow", 0, 200, like=ev.results["ST"])
+    ev.results["MC-QT 400d"] = _accuracy_results("MC-QT 400d", 0, 320)
+    table = check(single_run_claims(["MR", "CR"], "MC-QT 400d"), ev)
+    assert table.outcome.tolist() == ["reproduced", "reproduced"]
+    assert table.value.iloc[1] == pytest.approx(80 - 70) and table["paper's effect"].tolist() == ["+0.00", "+0.82"]
+    assert (table.noise == "test items (bootstrap)").all()
 
 
 def test_claims_leave_out_the_analogies_without_questions():
@@ -746,5 +799,5 @@ def test_figure2_is_judged_at_every_point():
     assert lowest_gap(behind_once, st, ["MR", "SICK-R"]) == pytest.approx((-3 + 0) / 2)  # the final point would pass
     row = every_point_claim((behind_once, st), [(behind_once, st), (qt, st), (behind_once, st)], ["MR", "SICK-R"])
     assert row["outcome"] == "inconclusive" and row["noise"] == "3 training seeds" and row["value"] == pytest.approx(-1.5)
-    assert row["numbers"] == "3 points; seeds: -1.50, +1.50, -1.50" and "every training time" in row["paper"]
+    assert row["numbers"] == "3 points; seeds: -1.50, +1.50, -1.50" and "apparent from these comparisons" in row["paper"]
     assert every_point_claim(({}, {}), [], ["MR"])["outcome"] == "not checked"

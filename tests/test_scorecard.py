@@ -5,12 +5,15 @@ import pandas as pd
 import pytest
 
 from reproducer.errors import ReproducerError
-from reproducer.report.scorecard import COLUMNS, chapters, across_presets, paper_counts, scorecard, scorecard_table
+from reproducer.report.scorecard import (COLUMNS, OUTCOMES, across_presets, chapters, paper_counts, scorecard,
+                                         scorecard_table)
 
 
 def claim(text, outcome, value=1.0):
     return {"claim": text, "outcome": outcome, "ours": f"{value:+.2f} [0, 2]", "threshold": "≥ 0",
-            "paper": "printed", "numbers": "", "noise": "test items", "value": value, "low": 0.0, "high": 2.0}
+            "paper's effect": "+1.5", "paper": "printed", "numbers": "",
+            "noise": "test items (bootstrap) + 3 training seeds at `quick`", "value": value, "low": 0.0, "high": 2.0,
+            "threshold value": 0.0, "at most": False}
 
 
 def write(root, chapter, rows, preset="default"):
@@ -62,14 +65,32 @@ def test_scorecard_table_links_each_claim_to_its_chapter(two_chapters):
     html = scorecard_table(scorecard("default", two_chapters, missing="skip")).to_html()
     assert '<a href="02_quick_thoughts.html">02</a>' in html
     assert "not reproduced" in html and "#b42318" in html
+    # issue 42: the paper's effect and the noise (its sources, n seeds and their preset) beside each outcome
+    assert "paper&#x27;s effect" in html or "paper's effect" in html
+    assert "+1.5" in html and "3 training seeds at `quick`" in html
 
 
 def test_the_committed_chapters_claims_are_readable():
     # every chapter that has claims at default must parse (the scorecard of the book reads them)
     card = scorecard("default", "results", missing="skip")
     assert not card.empty
-    assert card["outcome"].isin(["reproduced", "not reproduced", "inconclusive", "not checked"]).all()
+    assert card["outcome"].isin(OUTCOMES).all()
     assert isinstance(paper_counts(card), pd.DataFrame)
+
+
+def test_every_committed_claim_quotes_the_paper_and_the_book_checks_enough_of_them():
+    """Issue 42: ≥ 45 claims in the scorecard at default, each row quoting the paper's sentence (in quotation marks)
+    or naming the table or figure whose cells it reads (or saying it is the book's own check), and naming the seeds'
+    budget where seeds give its noise."""
+    import re
+
+    card = scorecard("default", "results", missing="skip")
+    assert len(card) >= 45
+    cites = card["published"].fillna("").map(lambda p: bool(re.search(r'"[^"]{12,}"|\b(Tables?|Figure|section)\s', p)))
+    cites |= card["claim"].str.contains("the book's own")  # a check of the book's, not a claim of the paper
+    assert cites.all(), card.loc[~cites, ["chapter", "claim", "published"]].to_string()
+    seeded = card["noise"].str.contains("training seeds")
+    assert card.loc[seeded, "noise"].str.contains(r"training seeds at `\w+`").all()
 
 
 def test_across_presets_pairs_each_claim_and_keeps_the_ones_that_moved(two_chapters):
@@ -84,6 +105,25 @@ def test_across_presets_pairs_each_claim_and_keeps_the_ones_that_moved(two_chapt
     every = across_presets(two_chapters, changed_only=False)
     # matched by wording: the claim checked at quick only, and chapter 01 (no quick run), are left out
     assert sorted(every["claim"]) == ["MC-QT best", "QT is fast"]
+
+
+def test_the_stable_summary_is_generated_from_both_presets(two_chapters):
+    """Issue 42: chapter 06's "what holds everywhere" and "real disagreement" bullets were typed beside the numbers."""
+    from reproducer.report.scorecard import stable_summary
+
+    write(two_chapters, "02_quick_thoughts", [claim("QT is fast", "reproduced", 3.0),
+                                              claim("MC-QT best", "not reproduced", -1.0),
+                                              claim("analogies", "inconclusive", -0.5)], preset="quick")
+    card = scorecard("default", two_chapters, missing="skip")
+    card.loc[card.claim == "analogies", "value"] = -0.2  # leans against the paper at default too
+    (two_chapters / "02_quick_thoughts/default/claims.json").write_text(
+        card[card.chapter == "02_quick_thoughts"].drop(columns=["paper", "chapter"]).rename(
+            columns={"published": "paper"}).to_json(orient="records"))
+    text = stable_summary(two_chapters)
+    assert "**What holds at both budgets** (1 claims *reproduced*" in text and "QT is fast (chapter 02)" in text
+    assert "**Against the paper at both budgets** (1): MC-QT best (chapter 02)" in text
+    assert "**Leaning against the paper, undecided** (1" in text and "analogies (chapter 02)" in text
+    assert stable_summary(two_chapters, ("smoke", "default")) == ""
 
 
 def test_the_undecided_summary_counts_why_from_the_seeds():

@@ -6,6 +6,8 @@ from and a link to the chapter, and the outcomes counted per paper.
 - :func:`paper_counts`: each outcome per paper, and how many were decided.
 - :func:`scorecard_table`: the scorecard as a Styler (outcomes coloured, the chapter as a link).
 - :func:`across_presets`: each claim's outcome at two presets side by side (what longer training changes).
+- :func:`stable_summary`: what holds, fails or leans against the paper at both presets (generated, not written).
+- :func:`undecided_summary`: why the inconclusive claims are undecided, from their seeds.
 """
 from __future__ import annotations
 
@@ -28,8 +30,8 @@ def chapters() -> dict[str, tuple[str, str]]:
 #: The outcomes in the order the counts show them.
 OUTCOMES = tuple(COLOURS)  # reproduced, not reproduced, smaller than published, inconclusive, not checked
 #: The columns of :func:`scorecard`.
-COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "published", "numbers", "noise", "value", "low",
-           "high", "threshold value", "at most", "seed values"]
+COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "paper's effect", "published", "numbers", "noise",
+           "value", "low", "high", "threshold value", "at most", "seed values"]
 
 
 def scorecard(preset: str = "default", root: str | Path = "results", missing: str = "raise") -> pd.DataFrame:
@@ -74,10 +76,11 @@ def paper_counts(card: pd.DataFrame) -> pd.DataFrame:
 
 def scorecard_table(card: pd.DataFrame, link: str = "{chapter}.html"):
     """``card`` as a Styler: paper, claim, outcome (coloured as in every chapter), ours with its 95% interval, the
-    threshold the wording sets, the paper's number, and the chapter as a link (``link`` formats its target from the
-    chapter's folder name; the default works from the book's pages, which sit side by side). The numbers behind each
-    outcome are in the chapter's own claims table: here they would make every row several lines taller."""
-    shown = card[["paper", "claim", "outcome", "ours", "threshold", "published", "chapter"]].copy()
+    threshold the wording sets, the paper's own effect, the noise the interval holds (its sources, the number of
+    training seeds and their preset), and the chapter as a link (``link`` formats its target from the chapter's folder
+    name; the default works from the book's pages, which sit side by side). The paper's sentence and the numbers
+    behind each outcome are in the chapter's own claims table: here they would make every row several lines taller."""
+    shown = card[["paper", "claim", "outcome", "ours", "threshold", "paper's effect", "noise", "chapter"]].copy()
     shown["chapter"] = [f'<a href="{link.format(chapter=c)}">{c[:2]}</a>' for c in shown["chapter"]]
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"]).format(na_rep="")
 
@@ -96,6 +99,38 @@ def across_presets(root: str | Path = "results", presets: tuple[str, str] = ("qu
         both = both[both[f"outcome ({presets[0]})"] != both[f"outcome ({presets[1]})"]]
     return both[["paper", "claim", *(f"{c} ({p})" for p in presets for c in ("outcome", "ours")), "chapter"]
                 ].reset_index(drop=True)
+
+
+def _wrong_side(row) -> bool:
+    """Whether a claim row's point value lies on the side of its threshold the paper's claim denies."""
+    value, threshold = row["value"], row["threshold value"]
+    return bool(pd.notna(value) and (value > threshold if row["at most"] else value < threshold))
+
+
+def stable_summary(root: str | Path = "results", presets: tuple[str, str] = ("quick", "default")) -> str:
+    """Markdown, generated from the claims of both ``presets``: the claims *reproduced* at both (what holds at every
+    budget we tried), those *not reproduced* or *smaller than published* at both, and those undecided whose point value
+    leans against the paper at both (candidates for a real disagreement that a larger run should settle); empty when
+    either preset has no claims."""
+    both = across_presets(root, presets, changed_only=False)
+    if both.empty:
+        return ""
+    first, second = (f"outcome ({p})" for p in presets)
+    card = {p: scorecard(p, root, missing="skip").set_index(["chapter", "claim"]) for p in presets}
+
+    def listed(rows) -> str:
+        return "; ".join(f"{r.claim} (chapter {r.chapter[:2]})" for r in rows.itertuples()) or "none"
+
+    same = both[both[first] == both[second]]
+    leaning = both[[all(_wrong_side(card[p].loc[(c, k)]) for p in presets)
+                    and "inconclusive" in (a, b) for c, k, a, b in zip(both.chapter, both.claim, both[first],
+                                                                        both[second])]]
+    against = same[same[first].isin(["not reproduced", "smaller than published"])]
+    return (f"- **What holds at both budgets** ({len(same[same[first] == 'reproduced'])} claims *reproduced* at "
+            f"`{presets[0]}` and at `{presets[1]}`): {listed(same[same[first] == 'reproduced'])}.\n"
+            f"- **Against the paper at both budgets** ({len(against)}): {listed(against)}.\n"
+            f"- **Leaning against the paper, undecided** ({len(leaning)}: the point value on the side the paper denies "
+            f"at both budgets, the interval wide): {listed(leaning)}.")
 
 
 def undecided_summary(card: pd.DataFrame) -> str:
