@@ -363,6 +363,27 @@ def test_multiview_claims_measure_each_claim_on_table3_and_table4():
     assert check(claims[4:5], table3_evidence(fixed)).outcome.item() == "reproduced"
 
 
+def test_multiview_claims_carry_the_papers_effects_and_sentences():
+    claims = mv.multiview_claims(GROUPS)
+    assert [c.effect for c in claims] == pytest.approx([0.7, 0.5, 0.3, 2.2, -0.1, 2.3, 3.6])
+    assert all('"' in c.paper or "Table 3" in c.paper for c in claims)
+
+
+def test_single_run_claims_judge_the_skip_connection_and_mv_plus_sv():
+    """Issue 42: Tang & de Sa's contribution 3 (MV beats the skip-connection regulariser) and section 4.4 (MV+SV
+    slightly below MV), on the variants only the main run trains."""
+    claims = mv.single_run_claims(GROUPS)
+    rows = {**TABLE3, "skip f": (50, 60, 70, 60), "skip g": (59, 0, 0, 0), "skip ensemble": (61, 0, 0, 0),
+            "MV+SV ensemble": (63, 71.5, 80, 70.5)}
+    table = check(claims, table3_evidence(rows))
+    assert table.value.tolist() == pytest.approx([61 - 59, 0.5])  # g: 61 vs 59; MV − MV+SV: S and MRPC
+    assert outcomes(table) == ["reproduced", "reproduced"]
+    assert [c.effect for c in claims] == pytest.approx([6.9, 0.1])
+    assert table.numbers.iloc[0] == "f: MV 60.0 vs skip 50.0; g: MV 61.0 vs skip 59.0; ensemble: MV 64.0 vs skip 61.0"
+    behind = check(claims[1:], table3_evidence({**rows, "MV+SV ensemble": (65, 72, 81, 71)})).iloc[0]
+    assert behind.value == pytest.approx(-1.0) and behind.outcome == "not reproduced"
+
+
 def test_multiview_claims_are_inconclusive_within_the_noise_and_widen_with_seeds():
     claims = mv.multiview_claims(GROUPS)[:1]
     noisy = table3_evidence(TABLE3, own={"MV f U": 30.0, "MV f S": 30.0})  # MV f's items deviate on their own
