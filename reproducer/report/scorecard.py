@@ -112,22 +112,27 @@ def stable_summary(root: str | Path = "results", presets: tuple[str, str] = ("qu
     budget we tried), those *not reproduced* or *smaller than published* at both, and those undecided whose point value
     leans against the paper at both (candidates for a real disagreement that a larger run should settle); empty when
     either preset has no claims."""
-    both = across_presets(root, presets, changed_only=False)
+    cards = [scorecard(p, root, missing="skip") for p in presets]  # each read once: outcomes and raw values
+    keys = ["chapter", "claim"]
+    raw = ["outcome", "value", "threshold value", "at most"]
+    both = cards[0][keys + raw].merge(cards[1][keys + raw], on=keys, suffixes=tuple(f" ({p})" for p in presets))
     if both.empty:
         return ""
     first, second = (f"outcome ({p})" for p in presets)
-    card = {p: scorecard(p, root, missing="skip").set_index(["chapter", "claim"]) for p in presets}
 
     def listed(rows) -> str:
         return "; ".join(f"{r.claim} (chapter {r.chapter[:2]})" for r in rows.itertuples()) or "none"
 
+    def wrong_side(row, p) -> bool:
+        return _wrong_side({c: row[f"{c} ({p})"] for c in raw[1:]})
+
     same = both[both[first] == both[second]]
-    leaning = both[[all(_wrong_side(card[p].loc[(c, k)]) for p in presets)
-                    and "inconclusive" in (a, b) for c, k, a, b in zip(both.chapter, both.claim, both[first],
-                                                                        both[second])]]
+    held = same[same[first] == "reproduced"]
     against = same[same[first].isin(["not reproduced", "smaller than published"])]
-    return (f"- **What holds at both budgets** ({len(same[same[first] == 'reproduced'])} claims *reproduced* at "
-            f"`{presets[0]}` and at `{presets[1]}`): {listed(same[same[first] == 'reproduced'])}.\n"
+    leaning = both[[all(wrong_side(row, p) for p in presets) and "inconclusive" in (row[first], row[second])
+                    for _, row in both.iterrows()]]
+    return (f"- **What holds at both budgets** ({len(held)} claims *reproduced* at `{presets[0]}` and at "
+            f"`{presets[1]}`): {listed(held)}.\n"
             f"- **Against the paper at both budgets** ({len(against)}): {listed(against)}.\n"
             f"- **Leaning against the paper, undecided** ({len(leaning)}: the point value on the side the paper denies "
             f"at both budgets, the interval wide): {listed(leaning)}.")
