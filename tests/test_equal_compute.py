@@ -31,6 +31,13 @@ def test_every_line_names_a_family_variant():
     for label, (name, variant) in ec.all_lines().items():
         assert variant in family(name).variants, label
     assert ec.pairs_lines() == {"paraphrastic PP (pairs)"} and list(ec.all_lines())[-1] == "paraphrastic PP (pairs)"
+    assert ec.line_inputs() == {"skip-thought (uni-skip)": "learned", "Quick-Thoughts (uni-QT)": "learned",
+                                "consensus (MV)": "fixed", "mean-max AAE": "fixed", "mean-max RAE": "fixed",
+                                "paraphrastic PP (pairs)": "initialised"}
+    from reproducer.papers import Line
+
+    with pytest.raises(ValueError, match="inputs must be one of"):
+        Line("x", "consensus", "MV", inputs="glove")
 
 
 def test_ranking_orders_lines_by_their_last_point_mean_over_seeds():
@@ -143,3 +150,31 @@ def test_a_reference_is_scored_like_the_lines_cached_and_drawn_across(tmp_path, 
     assert legend == [*books, "toy (fixed)"]
     flat = [line for line in fig.axes[2].get_lines() if line.get_label() == "toy (fixed)"]
     assert len(flat) == 1 and set(flat[0].get_ydata()) == {reference["STS"]}  # the STS row
+
+
+def test_the_ranking_is_read_from_the_numbers():
+    """Chapter 06's reading of the study is generated: which line leads, whether the seeds separate, who climbs."""
+    qt, st, mv, pp = ("Quick-Thoughts (uni-QT)", "skip-thought (uni-skip)", "consensus (MV)",
+                      "paraphrastic PP (pairs)")
+    units = [fake_unit(qt, 0, [60, 66]), fake_unit(qt, 1, [60, 67]), fake_unit(st, 0, [55, 61]),
+             fake_unit(st, 1, [55, 62]), fake_unit(mv, 0, [80, 80.5]), fake_unit(pp, 0, [79.5, 79.5], flops=1e3)]
+    for u in units:
+        u["steps"] = u["points"][-1]["step"] * (3 if u["line"] == qt else 1)
+        u["points"][-1]["step"] = u["steps"]
+    reference = {"name": "word2vec-bow", "transfer": 80.0, "STS": 30.0}
+    text = ec.ranking_summary(units, [reference], word2vec_seconds=600)
+    assert f"{qt} leads {st} at equal seconds** on the transfer tasks, by 5.0 points at the end, outside" in text
+    assert "3.0 times as many updates" in text
+    assert f"{mv} +0.0 → +0.5 (STS +10.0 → +10.2); {pp} -0.5 → -0.5" in text
+    assert f"On the transfer tasks {mv} and {pp} stay within 1.5 points" in text
+    assert f"On STS {mv} and {pp} are more than 1.5 points above it" in text
+    assert "took 10 minutes to train" in text
+    assert f"Still climbing at the end of the budget: {qt} and {st}.**" in text  # +6.5 and +6.5; MV +0.5
+    assert f"Against FLOPs, {pp} is in a class of its own.** It spends 1,000 times fewer" in text
+    # the seeds overlap: the text says so, and the other line leads when its numbers do
+    units[2]["points"][-1]["transfer"] = 72.0
+    text = ec.ranking_summary(units, [reference])
+    assert f"{st} leads {qt} at equal seconds** on the transfer tasks, by 0.5 points at the end, inside" in text
+    assert "word2vec vectors took" not in text
+    with pytest.raises(ReproducerError, match="train the units"):
+        ec.ranking_summary([{"line": qt, "seed": 0, "seconds": 1, "steps": 1, "points": []}])

@@ -107,12 +107,23 @@ class Model:
 @dataclass(frozen=True)
 class Line:
     """One line of chapter 06's equal-compute study: ``family``'s ``variant`` under ``label``; ``on_pairs`` for an
-    objective that trains on paraphrase pairs rather than the books (drawn dashed, apart)."""
+    objective that trains on paraphrase pairs rather than the books (drawn dashed, apart); ``inputs``: its word
+    vectors, ``"learned"`` from the text, ``"fixed"`` (our word2vec, never updated) or ``"initialised"`` (starting
+    from our word2vec)."""
 
     label: str
     family: str
     variant: str
     on_pairs: bool = False
+    inputs: str = "learned"
+
+    def __post_init__(self):
+        if self.inputs not in INPUTS:
+            raise ValueError(f"Line {self.label!r}: inputs must be one of {', '.join(INPUTS)}, got {self.inputs!r}")
+
+
+#: What a :class:`Line` does with word vectors.
+INPUTS = ("learned", "fixed", "initialised")
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ section 4.1: downstream accuracy against training time, QT against skip-thought)
   ``equal_<line>_seed<k>.json``: training seconds, steps, FLOPs and the scores at each point.
 - :func:`curve_frame`, :func:`ranking`, :func:`equal_compute_figure`: the curves as one table, the objectives ranked
   at the budget (mean over seeds, with their spread), and the figure (score against seconds and against FLOPs,
-  seeds as bands).
+  seeds as bands); :func:`ranking_summary`: the chapter's reading of them, generated from the same numbers.
 """
 from __future__ import annotations
 
@@ -47,6 +47,12 @@ def all_lines() -> dict[str, tuple[str, str]]:
     the book corpus in chapter order, then those trained on paraphrase pairs (:func:`pairs_lines`)."""
     lines = [line for paper in DECLARATIONS.values() for line in paper.lines]
     return {line.label: (line.family, line.variant) for line in sorted(lines, key=lambda line: line.on_pairs)}
+
+
+def line_inputs() -> dict[str, str]:
+    """Every line's word vectors (:attr:`~reproducer.papers.Line.inputs`), label -> ``"learned"``, ``"fixed"`` or
+    ``"initialised"``."""
+    return {line.label: line.inputs for paper in DECLARATIONS.values() for line in paper.lines}
 
 
 def pairs_lines() -> set[str]:
@@ -224,3 +230,103 @@ def equal_compute_figure(units: list[dict], references: list[dict] = ()):
     fig.suptitle("Equal compute: every objective, the same seconds, one machine")
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig
+
+
+#: Within this many points of the reference a line "sits on" it; a line gaining at least this much between its first
+#: and last points "is still climbing".
+NEAR, CLIMBING = 1.5, 2.0
+
+
+def _signed(x: float) -> str:
+    """``x`` to one decimal with its sign, and no negative zero."""
+    return f"{round(x, 1) + 0.0:+.1f}"
+
+
+def _names(labels) -> str:
+    labels = list(labels)
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def ranking_summary(units: list[dict], references: list[dict] = (), word2vec_seconds: float | None = None) -> str:
+    """Markdown bullets reading chapter 06's equal-compute study, every number taken from ``units`` (the mean over
+    seeds at each point) and the first of ``references`` (the word2vec average): what the lines over our word2vec
+    (:func:`line_inputs` ``fixed`` or ``initialised``) add to the average on the transfer tasks and on STS at their
+    first and last points; how the lines that learn their words from the text compare at the end (the gap, whether
+    the seeds' ranges separate, the ratio of their updates: Logeswaran & Lee's Figure 2 generalised); which lines
+    are still climbing (a gain of at least :data:`CLIMBING` points); and how few FLOPs the cheapest line spends.
+    ``word2vec_seconds``: the training time of the word2vec vectors, which no line's budget counts."""
+    frame = curve_frame(units)
+    if frame.empty:
+        raise ReproducerError("No curve has a point yet: train the units first.")
+    frame["point"] = frame.groupby(["line", "seed"]).cumcount()
+    mean = frame.groupby(["line", "point"])[["seconds", "step", "flops", "transfer", "STS"]].mean()
+    first = mean.groupby(level="line").head(1).droplevel("point")
+    last = mean.groupby(level="line").tail(1).droplevel("point")
+    ends = frame[frame.point == frame.groupby(["line", "seed"]).point.transform("max")]
+    low, high = ends.groupby("line")[["transfer", "STS"]].min(), ends.groupby("line")[["transfer", "STS"]].max()
+    inputs, minutes = line_inputs(), lambda s: f"{s / 60:.0f} minute{'s' if round(s / 60) != 1 else ''}"
+    at = f"at the first point ({minutes(first.seconds.mean())} in) and at the end ({minutes(last.seconds.mean())})"
+    bullets = []
+
+    over = [label for label in last.index if inputs.get(label) in ("fixed", "initialised")]
+    if references and over:
+        ref = references[0]
+        gap = {score: {label: (first.loc[label, score] - ref[score], last.loc[label, score] - ref[score])
+                       for label in over} for score in ("transfer", "STS")}
+        fixed = [label for label in over if inputs[label] == "fixed"]
+        read = (f"{_names(fixed)} read our word2vec vectors as fixed inputs" if fixed else "")
+        started = [label for label in over if inputs[label] == "initialised"]
+        read += ("; " if read else "") + (f"{_names(started)} starts from them" if started else "")
+        numbers = "; ".join(f"{label} {_signed(t0)} → {_signed(t1)} (STS {_signed(s0)} → {_signed(s1)})"
+                            for label, (t0, t1), (s0, s1) in zip(over, gap["transfer"].values(), gap["STS"].values()))
+        near = [label for label in over if max(map(abs, gap["transfer"][label])) <= NEAR]
+        above = [label for label in over if min(gap["STS"][label]) > NEAR]
+        below = [label for label in over if gap["STS"][label][1] < -NEAR]
+        text = (f"- **The lines over word2vec against the word2vec average** (transfer {ref['transfer']:.1f}, STS "
+                f"{ref['STS']:.1f}). {read}. Their distance from it in points, {at}: {numbers}.")
+        if near:
+            text += (f" On the transfer tasks {_names(near)} stay within {NEAR:g} points of the average from the first "
+                     "point: what carries them there is their inputs, and their objectives add little.")
+        if above:
+            text += (f" On STS {_names(above)} {'is' if len(above) == 1 else 'are'} more than {NEAR:g} points above "
+                     "it from the first point: their objectives teach cosine similarity something early.")
+        if below:
+            text += f" On STS {_names(below)} end{'s' if len(below) == 1 else ''} below it."
+        if word2vec_seconds:
+            text += (f" The word2vec vectors took {minutes(word2vec_seconds)} to train here; no line's budget counts "
+                     "them.")
+        bullets.append(text)
+
+    learned = [label for label in last.index if inputs.get(label) == "learned"]
+    if len(learned) >= 2:
+        best, other = sorted(learned, key=lambda label: -last.loc[label, "transfer"])[:2]
+        d = {score: last.loc[best, score] - last.loc[other, score] for score in ("transfer", "STS")}
+        apart = low.loc[best, "transfer"] > high.loc[other, "transfer"]
+        sts_apart = (low.loc[best, "STS"] > high.loc[other, "STS"]) or (high.loc[best, "STS"] < low.loc[other, "STS"])
+        bullets.append(
+            f"- **Among the lines that learn their words from the text, {best} leads {other} at equal seconds** on the "
+            f"transfer tasks, by {d['transfer']:.1f} points at the end, "
+            f"{'outside' if apart else 'inside'} the two lines' seed ranges, with "
+            f"{last.loc[best, 'step'] / last.loc[other, 'step']:.1f} times as many updates. On STS the gap is "
+            f"{_signed(d['STS'])} ({'outside' if sts_apart else 'inside'} the seed ranges).")
+
+    gains = (last.transfer - first.transfer).sort_values(ascending=False)
+    climbing = [label for label in gains.index if gains[label] >= CLIMBING]
+    if climbing:
+        bullets.append(
+            f"- **Still climbing at the end of the budget: {_names(climbing)}.** Between the first and the last point "
+            + "; ".join(f"{label} gains {gains[label]:.1f} points on the transfer tasks (STS "
+                        f"{first.loc[label, 'STS']:.1f} → {last.loc[label, 'STS']:.1f})" for label in climbing)
+            + (f". The others move by {gains.drop(climbing).abs().max():.1f} points or less; a longer budget would "
+               "change these lines most." if len(climbing) < len(gains) else "."))
+
+    flops = last.flops.sort_values()
+    if len(flops) >= 2:
+        cheap, nextcheap, ratio = flops.index[0], flops.index[1], flops.iloc[1] / flops.iloc[0]
+        bullets.append(
+            f"- **Against FLOPs, {cheap} {'is in a class of its own' if ratio >= 10 else 'is the cheapest'}.** It "
+            f"spends {ratio:,.{0 if ratio >= 10 else 1}f} times fewer FLOPs than the next cheapest line ({nextcheap}) "
+            f"and ends at {last.loc[cheap, 'transfer']:.1f} "
+            f"on the transfer tasks (the best line: {last.transfer.idxmax()}, {last.transfer.max():.1f}) and "
+            f"{last.loc[cheap, 'STS']:.1f} on STS (the best: {last.STS.idxmax()}, {last.STS.max():.1f}).")
+    return "\n".join(bullets)

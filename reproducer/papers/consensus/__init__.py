@@ -30,7 +30,7 @@ PAPER = Paper(
                        scored_as=("MV ensemble", "transfer", "Multi-view D1") if v == "MV" else None)
                  for v, views, description in _VIEWS),
     neighbours="MV ensemble",
-    lines=(Line("consensus (MV)", "consensus", "MV"),),
+    lines=(Line("consensus (MV)", "consensus", "MV", inputs="fixed"),),
     bench={"consensus": ("consensus", "MV")},
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-E", "SICK-R", "STS12", "STS13", "STS14",
            "STS15", "STS16", "STSB-R", "SICK-cos"),

@@ -24,7 +24,7 @@ PAPER = Paper(
         ("LSTM (no o.g.)", ("LSTM (no o.g.)",), "LSTM without output gate"),
         ("LSTM (o.g.)", ("LSTM (o.g.)",), "LSTM with output gate"),
     ], "paraphrastic"),
-    lines=(Line("paraphrastic PP (pairs)", "paraphrastic", "PP", on_pairs=True),),
+    lines=(Line("paraphrastic PP (pairs)", "paraphrastic", "PP", on_pairs=True, inputs="initialised"),),
     bench={"PP": ("paraphrastic", "PP"), "LSTM": ("paraphrastic", "LSTM (o.g.)")},
     tasks=("SST2", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15", "SICK-cos", "PPDB", "Twitter"),
 )
