@@ -26,11 +26,6 @@ from reproducer.train import Preset
 SCALES = ("smoke", "quick", "default", "paper")
 
 
-#: The preset of a claim's extra training seeds at each scale: ``default`` trains only seed 0 long and takes the
-#: training noise from ``quick``'s seeds (a shorter budget, stated in each chapter); the others use their own.
-SEED_PRESETS = {"smoke": "smoke", "quick": "quick", "default": "quick", "paper": "paper"}
-
-
 def named(table: dict[str, Preset], name: str, **overrides) -> Preset:
     """``table[name]`` with ``overrides``; a clear error naming the scales otherwise."""
     if name not in table:
@@ -38,7 +33,7 @@ def named(table: dict[str, Preset], name: str, **overrides) -> Preset:
     return table[name].with_overrides(**overrides)
 
 
-__all__ = ["SCALES", "SEED_PRESETS", "Preset", "named", "preset"]
+__all__ = ["SCALES", "Preset", "named", "preset"]
 
 
 def preset(family: str, name: str, **overrides) -> Preset:

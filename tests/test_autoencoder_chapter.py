@@ -393,9 +393,10 @@ def test_attention_claim_needs_z_mean_above_one_half_beyond_the_seeds_spread():
     assert aae.attention_claim(0.4, [])["outcome"] == "not reproduced"
     alone = aae.attention_claim(0.6, [0.6])
     assert alone["outcome"] == "reproduced" and alone["noise"] == "one run" and alone["threshold"] == "≥ 0.5"
-    assert alone["numbers"] == "mean-max AAE 0.600 on held-out tokens; seeds: 0.600"
+    assert alone["numbers"] == "mean-max AAE on held-out tokens, main run 0.600; seeds: 0.600"
     steady = aae.attention_claim(0.6, [0.58, 0.6, 0.62])
-    assert steady["outcome"] == "reproduced" and steady["noise"] == "3 training seeds" and steady["low"] > 0.5
+    assert steady["outcome"] == "reproduced" and steady["noise"] == "the mean of 3 training seeds" and steady["low"] > 0.5
+    assert aae.attention_claim(0.7, [0.7, 0.52, 0.55])["value"] == pytest.approx(0.59)  # the seeds' mean (issue 43)
     assert aae.attention_claim(0.55, [0.4, 0.55, 0.7])["outcome"] == "inconclusive"
 
 

@@ -294,24 +294,27 @@ def test_consensus_evidence_names_each_rows_unsupervised_and_supervised_results(
     assert len(models.rows.evaluated) == len(mv.CLAIM_ROWS)  # the evidence reads the cached rows
 
 
-def test_consensus_seeds_train_at_the_seed_preset_with_the_same_groups(nb):
+def test_consensus_seeds_train_at_the_runs_preset_and_budget_with_the_same_groups(nb):
     from reproducer.presets import preset
 
     run = nb("04_consensus", max_steps=100)
     main = mv.ConsensusModels(run, preset("consensus", "default", max_steps=100), groups=GROUPS, progress=False,
                               pool_size=300, n_queries=4)
     seeds = main.seeds(3)
-    assert [m.run.dir.name for m in seeds] == ["quick", "quick+seed=1", "quick+seed=2"]
-    quick = preset("consensus", "quick")
+    assert seeds[0] is main  # the main run is seed 0 (issue 43)
+    assert [m.run.dir.name for m in seeds[1:]] == [run.sibling(seed=k).dir.name for k in (1, 2)]
     for seed, m in enumerate(seeds):
         assert isinstance(m, mv.ConsensusModels) and m.groups == GROUPS and (m.seed, m.run.seed) == (seed, seed)
-        assert m.settings.name == "quick" and m.settings.max_steps == quick.max_steps  # the main run's budget reset
+        assert m.settings.name == "default" and m.settings.max_steps == 100  # the main run's budget, kept
         assert m.settings.eval_config == main.settings.eval_config and (m.pool_size, m.n_queries) == (300, 4)
         assert m.snapshots.path == m.run.path("checkpoints/SV-g.snapshots.pt")  # its own Figure 1 snapshots
-        declared = json.loads(m.run.path("settings.json").read_text())
-        assert declared["seed"] == seed and declared["consensus"]["name"] == "quick" and declared["U"] == GROUPS["U"]
-    started = nb("04_consensus", preset="quick", seed=1)
-    mv.ConsensusModels(started, preset("consensus", "quick"), groups=GROUPS, seed=1, progress=False).declare()
+        if seed:
+            declared = json.loads(m.run.path("settings.json").read_text())
+            assert declared["seed"] == seed and declared["consensus"]["name"] == "default"
+            assert declared["U"] == GROUPS["U"] and m.run.parameters["max_steps"] == 100
+    started = nb("04_consensus", max_steps=100, seed=1)
+    mv.ConsensusModels(started, preset("consensus", "default", max_steps=100), groups=GROUPS, seed=1,
+                       progress=False).declare()
     assert started.key == seeds[1].run.key  # the notebook executed at that preset and seed reuses these results
 
 
@@ -391,8 +394,8 @@ def test_multiview_claims_are_inconclusive_within_the_noise_and_widen_with_seeds
     assert row.outcome == "inconclusive" and row.value == pytest.approx(0.5) and row.low < 0 < row.high
     seeds = [table3_evidence({**TABLE3, "MV f": (60, 70, 80, 70 + d)}) for d in (-1.0, 0.0, 1.0)]
     spread = check(claims, table3_evidence(TABLE3), seeds).iloc[0]
-    assert spread.noise == "test items (bootstrap) + 3 training seeds" and spread.outcome == "inconclusive"
-    assert spread.value == pytest.approx(0.5)  # the main run's; the seeds (gaps -0.5, 0.5, 1.0) widen it
+    assert spread.noise == "test items (bootstrap) + the mean of 3 training seeds" and spread.outcome == "inconclusive"
+    assert spread.value == pytest.approx(0.5)  # the seeds' mean: smallest gaps -0.5, 0.5, 1.5
 
 
 def figure1(gaps: dict[str, list[float]]) -> pd.DataFrame:
@@ -409,14 +412,16 @@ def test_figure1_claim_takes_the_smallest_gap_and_the_seeds_spread():
     fig1 = figure1({"f": [1.0, 1.0], "g": [1.0, 3.0], "ensemble": [4.0, -1.0]})  # the ensemble behind at the end
     alone = mv.figure1_claim(fig1, [])
     assert alone["outcome"] == "not reproduced" and alone["value"] == -1.0 and alone["noise"] == "one run"
-    assert alone["numbers"] == ("MV f − SV f: last +1.0; MV g − SV g: last +3.0; "
-                                "MV ensemble − SV ensemble: last -1.0")
+    assert alone["numbers"] == ("main run, last checkpoint: MV f − SV f +1.0; MV g − SV g +3.0; "
+                                "MV ensemble − SV ensemble -1.0")
     assert alone["threshold"] == "≥ 0" and alone["ours"] == "-1.0 [-1.0, -1.0]"
     ahead = figure1({"f": [2.0, 1.5], "g": [1.0, 3.0], "ensemble": [4.0, 2.0]})
     assert mv.figure1_claim(ahead, [])["outcome"] == "reproduced" and mv.figure1_claim(ahead, [])["value"] == 1.0
     steady = [figure1({"f": [g, 2.0], "g": [2.0, 2.0], "ensemble": [2.0, 2.0]}) for g in (0.9, 1.0, 1.1)]
-    judged = mv.figure1_claim(ahead, steady)
-    assert judged["outcome"] == "reproduced" and judged["noise"] == "3 training seeds" and judged["value"] == 1.0
+    judged = mv.figure1_claim(ahead, steady)  # the seeds' smallest gaps 0.9, 1.0, 1.1: their mean
+    assert judged["outcome"] == "reproduced" and judged["noise"] == "the mean of 3 training seeds"
+    assert judged["value"] == pytest.approx(1.0) and judged["numbers"].startswith("smallest gap per seed: +0.9, +1.0, +1.1")
+    assert mv.figure1_claim(ahead, steady[:2])["value"] == pytest.approx(0.95)  # not the main run's 1.0
     spread = [figure1({"f": [g, 2.0], "g": [2.0, 2.0], "ensemble": [2.0, 2.0]}) for g in (-3.0, 1.0, 5.0)]
     wide = mv.figure1_claim(ahead, spread)
     assert wide["outcome"] == "inconclusive" and wide["low"] < 0 < wide["high"]
@@ -439,20 +444,20 @@ def test_autoencoder_seeds_keep_the_pooling_and_the_held_out_batches(nb, monkeyp
                                 tasks=["MR", "STS14"], progress=False, normalize_halves=False, held_out_batches=3,
                                 pool_size=200, n_queries=2)
     seeds = main.seeds(2)
-    assert [m.run.dir.name for m in seeds] == ["quick", "quick+seed=1"]
+    assert seeds[0] is main and seeds[1].run.dir.name == main.run.sibling(seed=1).dir.name  # issue 43
     for seed, m in enumerate(seeds):
         assert isinstance(m, at.AutoencoderModels) and (m.seed, m.tasks, m.pool_size, m.n_queries) == (
             seed, ["MR", "STS14"], 200, 2)
         assert m.normalize_halves is False and m.held_out_batches == 3  # the main run's evaluation, not the defaults
-        assert m.settings.name == "quick" and m.settings.max_steps == preset("autoencoder", "quick").max_steps
-        declared = json.loads(m.run.path("settings.json").read_text())
-        assert declared["normalize_halves"] is False and declared["seed"] == seed
+        assert m.settings.name == "default" and m.settings.max_steps == 50  # the main run's budget
+    declared = json.loads(seeds[1].run.path("settings.json").read_text())
+    assert declared["normalize_halves"] is False and declared["seed"] == 1
     loaded = []
     monkeypatch.setattr(at.AutoencoderData, "load", classmethod(
         lambda cls, p, seed=0, held_out_batches=16: loaded.append((p.name, seed, held_out_batches)) or "data"))
-    assert seeds[1].data == "data" and loaded == [("quick", 1, 3)]  # its data: its seed, the same held-out batches
-    started = nb("05_mean_max_aae", preset="quick", seed=1)
-    at.AutoencoderModels(started, preset("autoencoder", "quick"), tasks=["MR", "STS14"], seed=1,
+    assert seeds[1].data == "data" and loaded == [("default", 1, 3)]  # its data: its seed, the same held-out batches
+    started = nb("05_mean_max_aae", max_steps=50, seed=1)
+    at.AutoencoderModels(started, preset("autoencoder", "default", max_steps=50), tasks=["MR", "STS14"], seed=1,
                          normalize_halves=False, held_out_batches=3).declare()
     assert started.key == seeds[1].run.key
 
@@ -656,23 +661,23 @@ def test_baseline_suites_read_chapter_01s_skip_thought_from_the_same_folder(resu
     assert [c[1] for c in products if c[0] == "suite"] == ["GloVe", "initial vectors"]  # the others cached
 
 
-def test_paraphrase_seeds_run_at_the_seed_preset_with_the_budget_reset(nb):
+def test_paraphrase_seeds_run_at_the_runs_preset_and_budget(nb):
     from reproducer.presets import preset
 
     run = nb("03_paraphrastic", max_steps=500)
     main = training(run, max_steps=500, figure_epochs=2, supervised_epochs=4, n_queries=3)
     assert main.settings().max_steps == 500
     seeds = main.seeds(3)
-    assert [t.run.dir.name for t in seeds] == ["quick", "quick+seed=1", "quick+seed=2"]
-    for seed, t in enumerate(seeds):
-        assert isinstance(t, pt.ParaphraseTraining) and t.seed == seed and t.max_steps is None
-        assert t.settings().name == "quick" and t.settings().max_steps == preset("paraphrastic", "quick").max_steps
+    assert seeds[0] is main and [t.run.dir.name for t in seeds[1:]] == [run.sibling(seed=k).dir.name for k in (1, 2)]
+    for seed, t in enumerate(seeds[1:], 1):
+        assert isinstance(t, pt.ParaphraseTraining) and t.seed == seed and t.max_steps == 500  # the main run's budget
+        assert t.settings().name == "default" and t.settings().max_steps == 500
         assert (t.figure_epochs, t.supervised_epochs, t.n_queries) == (2, 4, 3)
         assert t.pairs is main.pairs and t.vectors is main.vectors and t.runs == {} and t.best == {}
         declared = json.loads(t.run.path("settings.json").read_text())
-        assert declared["seed"] == seed and declared["paraphrastic"]["name"] == "quick"
-    started = nb("03_paraphrastic", preset="quick", seed=1)
-    training(started, figure_epochs=2, supervised_epochs=4, n_queries=3).declare()
+        assert declared["seed"] == seed and declared["paraphrastic"]["name"] == "default"
+    started = nb("03_paraphrastic", max_steps=500, seed=1)
+    training(started, max_steps=500, figure_epochs=2, supervised_epochs=4, n_queries=3).declare()
     assert started.key == seeds[1].run.key  # the notebook executed there reuses these results, and back
     own = training(nb("03_paraphrastic", preset="quick"))
     assert own.seeds(2)[0] is own and own.seeds(1) == [own]
@@ -775,7 +780,7 @@ def test_quantities_measure_each_point_claim():
     assert np.isnan(q["few pairs"])  # no subset of the paper's 92 pairs or more: not checked
 
 
-def test_point_claims_judge_the_main_run_on_the_seeds_spread():
+def test_point_claims_judge_the_seeds_mean_on_their_spread():
     table = pc.point_claims(point_numbers(), [])
     assert len(table) == len(pc.POINT_CLAIMS) and (table.noise == "one run").all() and (table.numbers == "").all()
     assert outcomes(table) == ["reproduced"] * 11
@@ -793,8 +798,11 @@ def test_point_claims_judge_the_main_run_on_the_seeds_spread():
     seeds = [point_numbers(lstm_sst=s) for s in (75.0, 85.0, 95.0)]  # SST-2 gaps -5, 5, 15 over the seeds
     judged = pc.point_claims(point_numbers(), seeds, paper={"supervised SST-2": "LSTM 89.2 vs 82.5"})
     sst = judged.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]]
-    assert sst.outcome == "inconclusive" and sst.noise == "3 training seeds" and sst.paper == "LSTM 89.2 vs 82.5"
-    assert sst.numbers == "seeds: -5.0, +5.0, +15.0" and sst.value == pytest.approx(5.0)
+    assert sst.outcome == "inconclusive" and sst.noise == "the mean of 3 training seeds"
+    assert sst.paper == "LSTM 89.2 vs 82.5" and sst.numbers == "seeds: -5.0, +5.0, +15.0"
+    assert sst.value == pytest.approx(5.0) and sst.high - sst.value == pytest.approx(4.303 * 10 / 3 ** 0.5, rel=1e-3)
+    shifted = pc.point_claims(point_numbers(), [point_numbers(lstm_sst=s) for s in (85.0, 95.0)])
+    assert shifted.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]].value == pytest.approx(10.0)
     assert judged.numbers.iloc[-1] == "seeds: 70.0%, 70.0%, 70.0%" and judged.outcome.iloc[-1] == "reproduced"
     only_pp = point_numbers()
     only_pp["table5"] = only_pp["table5"].loc[["PP"]]  # no other model trained on the tasks: nothing to compare

@@ -145,6 +145,24 @@ def test_the_undecided_summary_counts_why_from_the_seeds():
     assert undecided_summary(card[card.outcome == "reproduced"]) == "No claim is inconclusive at this preset."
 
 
+def test_the_seeds_summary_counts_where_the_training_noise_comes_from():
+    """Issue 43: a claim's training noise comes from seeds trained as long as the run it is about; the summary counts
+    the claims that still borrow it from another preset."""
+    from reproducer.report.scorecard import COLUMNS, seeds_summary
+
+    noises = ["test items (bootstrap) + the mean of 3 training seeds at `default`",
+              "the mean of 5 training seeds at `default`",
+              "test items (bootstrap) + 3 training seeds at `quick`",  # one default run, quick seeds' spread
+              "test items (bootstrap)", "the mean of 3 repeats"]
+    card = pd.DataFrame({"noise": noises}).reindex(columns=COLUMNS).assign(noise=noises)
+    text = seeds_summary(card, "default")
+    assert text.startswith("Of the **5** claims at `default`, **2** are the mean over training seeds trained at "
+                           "`default` itself")
+    assert "**1** are one run judged on the spread of seeds trained at `quick` (shorter runs" in text
+    assert text.endswith("**2** have no training seeds (the test items' noise, or timing repeats, alone).")
+    assert "one run" not in seeds_summary(card.iloc[[0, 1, 3]], "default")
+
+
 def test_claim_rows_keep_the_numbers_the_scorecard_reasons_with():
     from reproducer.report.claims import point_claim
 

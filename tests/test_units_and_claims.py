@@ -278,15 +278,38 @@ def test_check_adds_the_seeds_spread_to_the_test_items_noise():
     spread = [_pair(_shifted(240 + d), _shifted(240), seed=s) for s, d in enumerate((-60, 0, 80))]  # -15, 0, +20
     with_steady = check([_gap_claim()], main, seeds=steady).iloc[0]
     with_spread = check([_gap_claim()], main, seeds=spread).iloc[0]
-    assert with_steady.noise == "test items (bootstrap) + 3 training seeds"
+    assert with_steady.noise == "test items (bootstrap) + the mean of 3 training seeds"
     assert with_steady.outcome == "reproduced" and with_steady.low < alone.low and with_steady.high > alone.high
-    half = with_spread.value - with_spread.low  # t(2) × sd(-15, 0, 20) = 4.30 × 17.6 = 76 points, with the items'
-    assert with_spread.outcome == "inconclusive" and half > 70
-    assert with_spread.value == alone.value  # the value is the main run's; the seeds only widen the interval
-    one_seed = check([_gap_claim()], main, seeds=spread[:1]).iloc[0]  # one seed has no spread: left out
-    assert one_seed.noise == "test items (bootstrap)" and one_seed.low == alone.low
-    budget = check([_gap_claim()], main, seeds=steady, budget="quick").iloc[0]  # the seeds' preset is named
-    assert budget.noise == "test items (bootstrap) + 3 training seeds at `quick`" and budget.low == with_steady.low
+    # issue 43: the quantity is the seeds' mean, its training noise t(2) · s / √3 (not t · s, one run's)
+    assert with_spread.value == pytest.approx(5 / 3)  # (-15 + 0 + 20) / 3, not the main run's +20
+    half = with_spread.value - with_spread.low  # t(2) × sd(-15, 0, 20) / √3 = 4.30 × 17.6 / 1.73 = 43.6, and the items'
+    assert with_spread.outcome == "inconclusive" and 43 < half < 48
+    assert with_spread.numbers == "A 61.7, B 60.0"  # the numbers of the seeds' mean (SeedMean)
+    one_seed = check([_gap_claim()], main, seeds=spread[:1]).iloc[0]  # one seed has no spread: the main run alone
+    assert one_seed.noise == "test items (bootstrap)" and one_seed.low == alone.low and one_seed.value == alone.value
+    budget = check([_gap_claim()], main, seeds=steady, budget="default").iloc[0]  # the seeds' preset is named
+    assert budget.noise == "test items (bootstrap) + the mean of 3 training seeds at `default`"
+    assert budget.low == with_steady.low
+
+
+def test_the_seeds_mean_is_bootstrapped_on_the_same_items_for_every_seed():
+    """The replicate of the seeds' mean averages the seeds' replicates of one resampled test set: with identical
+    seeds, the mean's interval is one seed's (no training noise, no extra item noise)."""
+    from reproducer.report.claims import Evidence, SeedMean, check
+
+    main = _pair(_shifted(320), _shifted(240))
+    same = [_pair(_shifted(320), _shifted(240), seed=s) for s in range(3)]
+    alone, pooled = check([_gap_claim()], main).iloc[0], check([_gap_claim()], main, seeds=same).iloc[0]
+    assert pooled.value == alone.value and pooled.low == pytest.approx(alone.low) and pooled.high == pytest.approx(
+        alone.high)
+    mean = SeedMean(same[:2] + [_pair(_shifted(300), _shifted(240))])
+    assert mean.score("A", "MR") == pytest.approx((80 + 80 + 75) / 3) and mean.mean("B", ["MR"]) == 60.0
+    replicates = mean.score("A", "MR", True)
+    assert replicates.shape == (1000,) and np.allclose(
+        replicates, np.mean([e.score("A", "MR", True) for e in mean.seeds], axis=0))
+    with pytest.raises(ReproducerError, match="at least one"):
+        SeedMean([])
+    assert isinstance(main, Evidence)
 
 
 def test_point_claims_name_the_seeds_budget():
@@ -519,18 +542,14 @@ def test_a_sibling_resets_what_does_not_apply_at_its_preset(results_dir, nb):
     assert sib.key == nb(preset="quick", seed=1).key
 
 
-def test_seed_presets_name_a_scale_for_each_scale():
-    from reproducer.models import FAMILIES
-    from reproducer.presets import SCALES, SEED_PRESETS
+def test_the_claims_seeds_train_at_the_preset_of_the_run_they_are_about():
+    """Issue 43: no preset borrows another's seeds (``default`` took its training noise from ``quick``)."""
+    import reproducer.presets as presets
 
-    assert tuple(SEED_PRESETS) == SCALES and set(SEED_PRESETS.values()) <= set(SCALES)
-    assert SEED_PRESETS["default"] == "quick"  # default trains only seed 0 long
-    assert all(SEED_PRESETS[s] == s for s in ("smoke", "quick", "paper"))
-    for fam in FAMILIES.values():  # every family has the preset its seeds train at
-        assert set(SEED_PRESETS.values()) <= set(fam.presets)
+    assert not hasattr(presets, "SEED_PRESETS")
 
 
-def test_quick_thought_seeds_train_at_the_seed_preset_in_sibling_runs(results_dir, nb):
+def test_quick_thought_seeds_train_at_the_runs_preset_in_sibling_runs(results_dir, nb):
     from reproducer.presets import preset
     from reproducer.papers.quick_thoughts.chapter import QuickThoughtModels
 
@@ -538,15 +557,16 @@ def test_quick_thought_seeds_train_at_the_seed_preset_in_sibling_runs(results_di
     models = QuickThoughtModels(book, preset("quick-thought", "default"), ["MR"], tasks=["MR", "CR"], seed=0,
                                 progress=False, pool_size=100, n_queries=2)
     seeds = models.seeds(3)
-    assert [m.run.dir.name for m in seeds] == ["quick", "quick+seed=1", "quick+seed=2"]
-    assert [(m.seed, m.run.seed, m.settings.name) for m in seeds] == [(s, s, "quick") for s in range(3)]
+    assert seeds[0] is models  # the main run is seed 0 of the claims' seeds, at its own preset (issue 43)
+    assert [m.run.dir.name for m in seeds] == ["default", "default+seed=1", "default+seed=2"]
+    assert [(m.seed, m.run.seed, m.settings.name) for m in seeds] == [(s, s, "default") for s in range(3)]
     assert all(m.tasks == ["MR", "CR"] and m.curve_tasks == ["MR"] and m.pool_size == 100 for m in seeds)
     declared = json.loads((seeds[1].run.dir / "settings.json").read_text())
-    assert declared["seed"] == 1 and declared["quick_thought"]["name"] == "quick"
+    assert declared["seed"] == 1 and declared["quick_thought"]["name"] == "default"
     # the notebook executed at that preset and seed declares the same settings: its results are these
-    started = nb(preset="quick", seed=1)
-    QuickThoughtModels(started, preset("quick-thought", "quick"), ["MR"], tasks=["MR", "CR"], seed=1, progress=False,
-                       pool_size=100, n_queries=2).declare()
+    started = nb(preset="default", seed=1)
+    QuickThoughtModels(started, preset("quick-thought", "default"), ["MR"], tasks=["MR", "CR"], seed=1,
+                       progress=False, pool_size=100, n_queries=2).declare()
     assert started.key == seeds[1].run.key
     own = QuickThoughtModels(nb(preset="quick"), preset("quick-thought", "quick"), ["MR"], tasks=["MR", "CR"])
     assert own.seeds(2)[0] is own  # at the seed preset, seed 0 is these models

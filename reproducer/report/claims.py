@@ -6,9 +6,10 @@
   (:func:`reproducer.evaluate.uncertainty.task_replicates`); analogy answers enter as the task ``analogy``.
 - :class:`Claim`: the paper's wording, the quantity it is about (a function of an :class:`Evidence`, computed alike on
   the point values and on the replicates) and the threshold the wording sets.
-- :func:`check`: the claims on the main run's evidence, with the training noise of the seeds' evidence (which may come
-  from a shorter budget), through :func:`reproducer.evaluate.uncertainty.judge`; :func:`claim_table` shows them;
-  :func:`counts` counts the outcomes.
+- :func:`check`: the claims on the mean over the training seeds' evidence (all trained at the claim's own budget, the
+  main run among them; :class:`SeedMean`), with the test items resampled alike for every seed and the seeds' spread,
+  through :func:`reproducer.evaluate.uncertainty.judge`; :func:`claim_table` shows them; :func:`counts` counts the
+  outcomes.
 """
 from __future__ import annotations
 
@@ -76,6 +77,23 @@ class Evidence:
         return sum(self.score(name, t, replicates) for t in tasks) / len(tasks)
 
 
+class SeedMean:
+    """Several training seeds' :class:`Evidence` as one: each score, and each of its bootstrap replicates, averaged
+    over the seeds. The replicates of every seed resample the same test items (they depend only on the task and the
+    item count), so the averaged replicates are a paired bootstrap of the mean over seeds. What a claim row's
+    ``numbers`` show when its quantity is the mean over seeds."""
+
+    def __init__(self, seeds: list[Evidence]):
+        if not seeds:
+            raise ReproducerError("SeedMean needs at least one seed's evidence.")
+        self.seeds, self.seed = list(seeds), None
+
+    def score(self, name: str, task: str, replicates: bool = False):
+        return sum(e.score(name, task, replicates) for e in self.seeds) / len(self.seeds)
+
+    mean = Evidence.mean
+
+
 def _resampled_mean(values: np.ndarray, key: str, replicates: bool):
     """The mean of per-unit ``values``, or its bootstrap replicates; the resampled units depend only on ``key`` and
     the number of units, so two models' replicates of the same key are paired."""
@@ -108,22 +126,32 @@ class Claim:
 
 def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None,
           budget: str | None = None) -> pd.DataFrame:
-    """Each claim judged on ``evidence`` (the main run): its value, the bootstrap replicates of the quantity, and the
-    quantity on each of ``seeds`` (training noise; at least two, else it is left out), trained at the preset
-    ``budget`` (named in the noise column). Columns: claim, outcome, ours (value and 95% interval), threshold, paper,
-    numbers, noise (what the interval includes: its sources, the number of seeds and their budget), and the raw
-    ``value``, ``low``, ``high``."""
+    """Each claim judged against its noise. With ``seeds`` (at least two: every training seed's evidence at the
+    claim's own budget, the preset ``budget``, the main run ``evidence`` among them) the quantity is **the mean over
+    the seeds** of its value on each; its interval adds in quadrature (independent sources) the percentile interval
+    of the seeds' mean over a paired bootstrap of the test items (every seed's replicates resample the same items:
+    their mean is the replicate of the mean) and the training noise ``t(n−1) · s / √n`` of the seeds' values.
+    Without seeds the quantity is ``evidence``'s, with the test items' noise alone. Columns: claim, outcome, ours
+    (value and 95% interval), threshold, paper, numbers (of the seeds' mean: :class:`SeedMean`), noise (its sources,
+    the number of seeds and their budget), and the raw ``value``, ``low``, ``high``."""
     rows = []
+    seeds = list(seeds) if seeds and len(seeds) >= 2 else None
+    shown = SeedMean(seeds) if seeds else evidence
     for c in claims:
-        seed_values = [float(c.quantity(e, False)) for e in seeds] if seeds and len(seeds) >= 2 else None
-        j = judge(c.quantity(evidence, False), c.quantity(evidence, True), seed_values, c.threshold,
-                  at_most=c.at_most, effect=c.effect)
-        noise = ["test items (bootstrap)"] + ([seeds_text(j["seeds"], "training seeds", budget)] if j["seeds"] else [])
+        if seeds:
+            seed_values = [float(c.quantity(e, False)) for e in seeds]
+            value = float(np.mean(seed_values))
+            replicates = np.mean([np.asarray(c.quantity(e, True), dtype=float) for e in seeds], axis=0)
+        else:
+            seed_values, value, replicates = None, c.quantity(evidence, False), c.quantity(evidence, True)
+        j = judge(value, replicates, seed_values, c.threshold, at_most=c.at_most, effect=c.effect, averaged=True)
+        noise = ["test items (bootstrap)"] + (["the mean of " + seeds_text(j["seeds"], "training seeds", budget)]
+                                              if j["seeds"] else [])
         rows.append({"claim": c.claim, "outcome": j["outcome"],
                      "ours": f"{c.unit.format(j['value'])} [{c.unit.format(j['low'])}, {c.unit.format(j['high'])}]",
                      "threshold": threshold_text(c.threshold, c.unit, c.at_most),
                      "paper's effect": "" if c.effect is None else c.unit.format(c.effect), "paper": c.paper,
-                     "numbers": c.numbers(evidence) if c.numbers else "", "noise": " + ".join(noise),
+                     "numbers": c.numbers(shown) if c.numbers else "", "noise": " + ".join(noise),
                      "value": j["value"], "low": j["low"], "high": j["high"], **_raw(c.threshold, c.at_most,
                                                                                     seed_values)})
     return pd.DataFrame(rows)
@@ -175,6 +203,17 @@ def point_claim(claim: str, value: float | None, threshold: float, *, at_most: b
     return {**common, "outcome": j["outcome"],
             "ours": f"{unit.format(j['value'])} [{unit.format(j['low'])}, {unit.format(j['high'])}]",
             "noise": spread if j["seeds"] else noise, "value": j["value"], "low": j["low"], "high": j["high"]}
+
+
+def seeds_point_claim(claim: str, main: float | None, seed_values, threshold: float, *, budget: str | None = None,
+                      **options) -> dict:
+    """:func:`point_claim` for a quantity measured once per training seed (a training curve, an attention share),
+    without test items to resample: with at least two ``seed_values`` (every seed at the claim's own budget, the main
+    run among them) the quantity is their mean, its half-width ``t(n−1) · s / √n``; with fewer, the main run's value
+    ``main`` alone ("one run")."""
+    values = [float(v) for v in seed_values] if seed_values is not None and len(seed_values) >= 2 else None
+    return point_claim(claim, float(np.mean(values)) if values else main, threshold, seed_values=values,
+                       averaged=bool(values), spread="training seeds", noise="one run", budget=budget, **options)
 
 
 def counts(claims: pd.DataFrame) -> dict[str, int]:

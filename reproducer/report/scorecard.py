@@ -8,6 +8,7 @@ from and a link to the chapter, and the outcomes counted per paper.
 - :func:`across_presets`: each claim's outcome at two presets side by side (what longer training changes).
 - :func:`stable_summary`: what holds, fails or leans against the paper at both presets (generated, not written).
 - :func:`undecided_summary`: why the inconclusive claims are undecided, from their seeds.
+- :func:`seeds_summary`: where the claims' training noise comes from (seeds at the claims' own preset, or another).
 """
 from __future__ import annotations
 
@@ -140,8 +141,8 @@ def stable_summary(root: str | Path = "results", presets: tuple[str, str] = ("qu
 
 def undecided_summary(card: pd.DataFrame) -> str:
     """Markdown: why the *inconclusive* claims of ``card`` (:func:`scorecard`) are undecided, counted from their
-    numbers: the claims whose training seeds all fall on one side of the threshold (the interval is wide because
-    Student's t with few seeds multiplies one run's spread), those whose seeds straddle it (the seeds disagree), and
+    numbers: the claims whose training seeds all fall on one side of the threshold (the interval is wide because of
+    the test items' noise and Student's t with few seeds), those whose seeds straddle it (the seeds disagree), and
     those with no seeds (the test items' noise alone)."""
     from scipy import stats
 
@@ -162,6 +163,29 @@ def undecided_summary(card: pd.DataFrame) -> str:
             straddle += 1
     t = ", ".join(f"t = {stats.t.ppf(0.975, n - 1):.1f} for {n} seeds" for n in sorted(widths))
     return (f"Of the **{len(open_)} inconclusive** claims, **{one_side}** have every training seed on the same side of "
-            f"the threshold: their intervals straddle it because Student's t with so few seeds ({t}) multiplies one "
-            f"run's spread, not because the seeds disagree; more seeds at this budget would narrow them. **{straddle}** "
+            f"the threshold: their intervals straddle it because of the test items' noise and Student's t with so few "
+            f"seeds ({t}), not because the seeds disagree; more seeds at this budget would narrow them. **{straddle}** "
             f"have seeds on both sides (the seeds disagree), and **{none}** have no seeds (the test items' noise alone).")
+
+
+def seeds_summary(card: pd.DataFrame, preset: str) -> str:
+    """Markdown: where the training noise of ``card``'s claims (:func:`scorecard` at ``preset``) comes from, counted
+    from their noise column: how many claims are the mean over seeds trained at ``preset`` itself (the runs the claim
+    is about), how many are one run judged on the spread of seeds trained elsewhere or around it (e.g. shorter runs:
+    not the spread of the ``preset`` runs), and how many have no training seeds (test items or timing repeats
+    alone)."""
+    import re
+
+    found = card["noise"].map(lambda noise: re.search(r"(the mean of )?\d+ training seeds at `(\w+)`", noise))
+    own = int(sum(bool(m and m[1] and m[2] == preset) for m in found))
+    none = int(sum(m is None for m in found))
+    other = len(card) - own - none
+    text = (f"Of the **{len(card)}** claims at `{preset}`, **{own}** are the mean over training seeds trained at "
+            f"`{preset}` itself, as long as the runs the claims are about")
+    if other:
+        borrowed = sorted({m[2] for m in found if m and not (m[1] and m[2] == preset)})
+        text += (f"; **{other}** are one run judged on the spread of seeds trained at "
+                 + " or ".join(f"`{b}`" for b in borrowed)
+                 + (" (shorter runs, whose spread is not that of the runs the claims are about)"
+                    if any(b != preset for b in borrowed) else ""))
+    return text + f"; **{none}** have no training seeds (the test items' noise, or timing repeats, alone)."

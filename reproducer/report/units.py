@@ -19,7 +19,6 @@ from reproducer.data.corpus import CorpusConfig
 from reproducer.evaluate import Results
 from reproducer.files import read_json
 from reproducer.notebook import results_root, slug
-from reproducer.presets import SEED_PRESETS, preset
 from reproducer.report.analogies import answer, mine_questions
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 
@@ -83,23 +82,18 @@ class ModelProducts:
         return study
 
 
-#: Notebook parameters that set a training budget: a chapter's seed runs at another preset reset them to their defaults.
-BUDGET_PARAMETERS = ("max_seconds", "max_steps")
-
-
-def seed_siblings(own, run, preset_name: str, seed: int, seeds: int, make: Callable) -> list:
-    """The claims' training seeds ``0 .. seeds-1`` of a chapter's training ``own`` (run ``run`` at preset
-    ``preset_name`` with ``seed``): for each seed, the same training at the seed preset of this scale
-    (:data:`~reproducer.presets.SEED_PRESETS`) in its sibling run (:meth:`~reproducer.notebook.NotebookRun.sibling`,
-    the budget parameters reset), made by ``make(sibling_run, seed_preset, seed)`` and declared; ``own`` itself for
-    its own seed when it is at that preset."""
-    name = SEED_PRESETS[preset_name]
+def seed_siblings(own, run, seed: int, seeds: int, make: Callable) -> list:
+    """The claims' training seeds of a chapter's training ``own`` (run ``run`` with ``seed``): ``seed .. seed +
+    seeds - 1``, ``own`` itself for its own seed and, for each other, the same training at the same preset and
+    parameters (the budget of the claims: a claim's training noise comes from seeds trained as long as the run it is
+    about) in its sibling run (:meth:`~reproducer.notebook.NotebookRun.sibling`), made by ``make(sibling_run, k)``
+    and declared."""
     out = []
-    for k in range(seeds):
-        if preset_name == name and k == seed:
+    for k in range(seed, seed + seeds):
+        if k == seed:
             out.append(own)
             continue
-        other = make(run.sibling(name, k, reset=BUDGET_PARAMETERS), name, k)
+        other = make(run.sibling(seed=k), k)
         other.declare()
         out.append(other)
     return out
@@ -113,8 +107,8 @@ class ChapterModels:
 
     A subclass gives :meth:`trained` (a model's encoder, training it if needed), :meth:`settings_record` (what its
     results depend on) and :meth:`unit`; this class gives the cached products (:attr:`products`), the training corpus,
-    :meth:`declare`, and :meth:`seeds`: the same models at the seed preset of the scale
-    (:data:`~reproducer.presets.SEED_PRESETS`) for the claims' training noise."""
+    :meth:`declare`, and :meth:`seeds`: the same models with other seeds at the same settings, for the claims'
+    training noise."""
 
     family: str = ""
     #: Tasks every model is also scored on, beyond the chapter's (later chapters read them from ``results/``).
@@ -162,13 +156,10 @@ class ChapterModels:
                           pool_size=self.pool_size, n_queries=self.n_queries, extra_tasks=self.extra_tasks)
 
     def seeds(self, seeds: int) -> list["ChapterModels"]:
-        """The models of the claims' training seeds ``0 .. seeds-1`` at the seed preset of this scale
-        (:data:`~reproducer.presets.SEED_PRESETS`: ``quick`` for ``quick`` and ``default``, where only seed 0 trains
-        long), each in its run's folder (:meth:`~reproducer.notebook.NotebookRun.sibling`), its settings declared;
-        these models themselves for their own seed when they are at that preset."""
-        return seed_siblings(self, self.run, self.settings.name, self.seed, seeds,
-                             lambda run, name, seed: self.sibling(
-                                 run, preset(self.family, name, eval_config=self.settings.eval_config), seed))
+        """The models of the claims' training seeds (:func:`seed_siblings`): these models for their own seed and,
+        for the ``seeds - 1`` after it, the same models at the same settings (the same budget), each in its run's
+        folder (:meth:`~reproducer.notebook.NotebookRun.sibling`), its settings declared."""
+        return seed_siblings(self, self.run, self.seed, seeds, lambda run, seed: self.sibling(run, self.settings, seed))
 
 
 def earlier_results(run, chapter: str, name: str) -> Results | None:

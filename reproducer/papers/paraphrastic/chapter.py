@@ -131,11 +131,11 @@ class ParaphraseTraining:
         self.run.settings(self.settings_record())
 
     def seeds(self, seeds: int) -> list["ParaphraseTraining"]:
-        """The chapter's training for the claims' seeds ``0 .. seeds-1`` at the seed preset of this scale
-        (:data:`~reproducer.presets.SEED_PRESETS`), each in its sibling run (declared); this training itself for
-        its own seed when it is at that preset."""
-        return seed_siblings(self, self.run, self.run.preset, self.seed, seeds, lambda run, name, seed: ParaphraseTraining(
-            run, self.pairs, self.vectors, None, self.figure_epochs, self.supervised_epochs, self.n_queries))
+        """The chapter's training for the claims' seeds (:func:`~reproducer.report.units.seed_siblings`): this
+        training for its own seed and, for the ``seeds - 1`` after it, the same training at the same preset and budget,
+        each in its sibling run (declared)."""
+        return seed_siblings(self, self.run, self.seed, seeds, lambda run, seed: ParaphraseTraining(
+            run, self.pairs, self.vectors, self.max_steps, self.figure_epochs, self.supervised_epochs, self.n_queries))
 
     def unit(self, name: str, explorer: bool = True) -> None:
         """Everything the chapter shows of model ``name``, right after it trains, cached: its grid (PP first: the

@@ -1,13 +1,13 @@
 """Wieting et al.'s (2016) claims judged against their noise: on Table 2's mean over our datasets
 (:func:`paraphrase_claims`, with :func:`suite_samples` as the evidence: the datasets resampled) and, without test items,
-on the spread over training seeds (:func:`point_claims`); and the chapter's summary of how the recurrent models fare
+on the mean over training seeds (:func:`point_claims`); and the chapter's summary of how the recurrent models fare
 (:func:`recurrent_summary`). Thresholds follow the paper's wording."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from reproducer.report.claims import Claim, point_claim
+from reproducer.report.claims import Claim, seeds_point_claim
 
 #: The averaging and the recurrent models (the architectures of section 3; DAN averages, the iRNN is recurrent).
 AVERAGING = ["PP", "proj", "DAN"]
@@ -165,19 +165,18 @@ def quantities(numbers: dict) -> dict[str, float]:
 
 def point_claims(numbers: dict, seeds: list[dict], paper: dict[str, str] | None = None,
                  budget: str | None = None) -> pd.DataFrame:
-    """The :data:`POINT_CLAIMS` judged on the main run's ``numbers`` and the spread of the same quantities over the
-    ``seeds``' numbers (:func:`quantities`; trained at the preset ``budget``), with the paper's effect where it prints
-    one; ``paper``: the paper's numbers in words, by quantity, in place of :data:`POINT_CLAIMS`' sentences."""
+    """The :data:`POINT_CLAIMS` judged on the mean over the ``seeds``' numbers (:func:`quantities`; every seed trained
+    at the preset ``budget``, the main run among them: :func:`~reproducer.report.claims.seeds_point_claim`), or on the
+    main run's ``numbers`` alone with fewer than two seeds, with the paper's effect where it prints one; ``paper``:
+    the paper's numbers in words, by quantity, in place of :data:`POINT_CLAIMS`' sentences."""
     ours, per_seed = quantities(numbers), [quantities(s) for s in seeds]
     rows = []
     for key, (claim, threshold, at_most, wording, effect) in POINT_CLAIMS.items():
         values = [q[key] for q in per_seed]
-        rows.append(point_claim(claim, ours[key], threshold, at_most=at_most, paper=(paper or {}).get(key, wording),
-                                unit="{:.1%}" if key == "reweighting" else "{:+.1f}", noise="one run",
-                                spread="training seeds", effect=effect, budget=budget,
-                                seed_values=values if len(values) >= 2 else None,
-                                numbers="seeds: " + ", ".join(("{:.1%}" if key == "reweighting" else "{:+.1f}")
-                                                              .format(v) for v in values) if values else ""))
+        unit = "{:.1%}" if key == "reweighting" else "{:+.1f}"
+        rows.append(seeds_point_claim(claim, ours[key], values, threshold, at_most=at_most, budget=budget, unit=unit,
+                                      paper=(paper or {}).get(key, wording), effect=effect,
+                                      numbers="seeds: " + ", ".join(unit.format(v) for v in values) if values else ""))
     return pd.DataFrame(rows)
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 from reproducer.evaluate.tasks import points_scale
 from reproducer.papers.quick_thoughts.chapter import UNI_QT_F, repeats, speed_ratios, speed_table
 from reproducer.report.analogies import category_share
-from reproducer.report.claims import Claim, point_claim
+from reproducer.report.claims import Claim, point_claim, seeds_point_claim
 
 FAMILY_MEAN = ("uni-QT", "bi-QT", "combine-QT", "MC-QT")
 #: The previous methods MC-QT is compared with (Table 1): chapter 01's skip-thoughts and GloVe averaging.
@@ -164,16 +164,15 @@ def lowest_gap(qt: dict, st: dict, tasks: list[str]) -> float:
 def every_point_claim(main: tuple[dict, dict], seeds: list[tuple[dict, dict]], tasks: list[str],
                       budget: str | None = None) -> dict:
     """"QT above ST at every point of Figure 2" (Appendix C): :func:`lowest_gap` of the main run's uni-QT and ST
-    training records (``main``), judged on the spread of the same quantity over the training seeds' records
-    (``seeds``, trained at the preset ``budget``, which may evaluate at other times); the curves have no test items
-    to resample."""
+    training records (``main``) and the mean of the same quantity over the training seeds' records (``seeds``,
+    trained at the preset ``budget``, the main run among them), with their spread; the curves have no test items to
+    resample."""
     values = [lowest_gap(qt, st, tasks) for qt, st in seeds]
-    return point_claim("At every point of Figure 2, QT's encoder scores at least as well as skip-thought's (Appendix C: "
-                       f"the smallest gap over the points, mean over {len(tasks)} tasks)", lowest_gap(*main, tasks), 0.0,
-                       unit="{:+.2f}", paper=FIGURE2_WORDS,
-                       noise="one run", spread="training seeds", budget=budget,
-                       seed_values=values if len(values) >= 2 else None,
-                       numbers=f"{len(main[0].get('evals', []))} points; seeds: " + ", ".join(f"{v:+.2f}" for v in values))
+    return seeds_point_claim("At every point of Figure 2, QT's encoder scores at least as well as skip-thought's "
+                             f"(Appendix C: the smallest gap over the points, mean over {len(tasks)} tasks)",
+                             lowest_gap(*main, tasks), values, 0.0, budget=budget, unit="{:+.2f}", paper=FIGURE2_WORDS,
+                             numbers=f"{len(main[0].get('evals', []))} points; seeds: "
+                                     + ", ".join(f"{v:+.2f}" for v in values))
 
 
 #: The models of the analogy summary, in its order.
