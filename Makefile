@@ -58,7 +58,8 @@ book: data offline
 	@echo "The book is in _build/html/index.html"
 
 # `make reproduce` executes the book's notebooks in place at the default preset (hours: what the book shows);
-# `make reproduce PRESET=quick` (minutes per model) writes each executed copy to results/<chapter>/quick/ instead,
+# `make reproduce PRESET=quick` (minutes per model) writes each executed copy to results/<chapter>/quick/ (git-ignored:
+# its numbers are the results/ files beside it) instead,
 # leaving the book's notebooks as they are.
 PRESET ?= default
 reproduce: data
