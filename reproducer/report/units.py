@@ -88,15 +88,10 @@ def seed_siblings(own, run, seed: int, seeds: int, make: Callable) -> list:
     parameters (the budget of the claims: a claim's training noise comes from seeds trained as long as the run it is
     about) in its sibling run (:meth:`~reproducer.notebook.NotebookRun.sibling`), made by ``make(sibling_run, k)``
     and declared."""
-    out = []
-    for k in range(seed, seed + seeds):
-        if k == seed:
-            out.append(own)
-            continue
-        other = make(run.sibling(seed=k), k)
+    others = [make(run.sibling(seed=k), k) for k in range(seed + 1, seed + seeds)]
+    for other in others:
         other.declare()
-        out.append(other)
-    return out
+    return [own, *others][:seeds]  # none when seeds < 1
 
 
 class ChapterModels:
