@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
+from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.evaluate.harness import Results  # noqa: E402
 from reproducer.notebook import NotebookRun  # noqa: E402
 from reproducer.papers.consensus import chapter as mv  # noqa: E402
@@ -661,12 +662,15 @@ def test_baseline_suites_read_chapter_01s_skip_thought_from_the_same_folder(resu
     assert [c[1] for c in products if c[0] == "suite"] == ["GloVe", "initial vectors"]  # the others cached
 
 
-def test_paraphrase_seeds_run_at_the_runs_preset_and_budget(nb):
+def test_paraphrase_seeds_run_at_the_runs_preset_and_budget(nb, products):
     from reproducer.presets import preset
 
     run = nb("03_paraphrastic", max_steps=500)
     main = training(run, max_steps=500, figure_epochs=2, supervised_epochs=4, n_queries=3)
     assert main.settings().max_steps == 500
+    with pytest.raises(ReproducerError, match="train_grid"):
+        main.seeds(3)  # the seeds train this run's choices: there are none yet
+    main.train_grid(explorer=False)
     seeds = main.seeds(3)
     assert seeds[0] is main and [t.run.dir.name for t in seeds[1:]] == [run.sibling(seed=k).dir.name for k in (1, 2)]
     for seed, t in enumerate(seeds[1:], 1):
@@ -674,13 +678,40 @@ def test_paraphrase_seeds_run_at_the_runs_preset_and_budget(nb):
         assert t.settings().name == "default" and t.settings().max_steps == 500
         assert (t.figure_epochs, t.supervised_epochs, t.n_queries) == (2, 4, 3)
         assert t.pairs is main.pairs and t.vectors is main.vectors and t.runs == {} and t.best == {}
+        assert t.choices == {n: main.best[n]["config"] for n in pt.VARIANTS} and main.choices is None
         declared = json.loads(t.run.path("settings.json").read_text())
         assert declared["seed"] == seed and declared["paraphrastic"]["name"] == "default"
     started = nb("03_paraphrastic", max_steps=500, seed=1)
     training(started, max_steps=500, figure_epochs=2, supervised_epochs=4, n_queries=3).declare()
     assert started.key == seeds[1].run.key  # the notebook executed there reuses these results, and back
     own = training(nb("03_paraphrastic", preset="quick"))
-    assert own.seeds(2)[0] is own and own.seeds(1) == [own]
+    assert own.seeds(1) == [own]  # no seeds: nothing chosen is needed
+
+
+def test_the_claims_seeds_train_the_main_runs_choices_and_forget_what_another_choice_cached(results_dir, products,
+                                                                                              capsys):
+    """A seed trains each model's configuration chosen by the main run, not the grid; where the seed had chosen
+    another before (its own grid), what it cached of that choice — PP's Figure 1 and word analyses, the saved
+    encoder — is computed again."""
+    main = training(NotebookRun("03_paraphrastic", "default"))
+    main.train_grid(explorer=False)
+    planned = main.seeds(2)[1]
+    seed = training(planned.run, choices=planned.choices)  # the same seed with the fakes
+    choices = {n: main.best[n]["config"] for n in pt.VARIANTS}
+    old = {**choices, "PP": "MAX, λw=1e-05"}
+    seed.run.path("choices.json").write_text(json.dumps(old))
+    stale = [seed.run.path("figure1.csv"), seed.run.path("norm_analysis.json.gz"), seed.run.bundle_path("PP")]
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("of the old choice")
+    seed.train_grid(explorer=False)
+    assert [c for c in seed.calls if c[0] == "grid"] == [("grid", n, choices[n]) for n in pt.VARIANTS]
+    assert seed.pp_choice == main.pp_choice and {n: r["config"] for n, r in seed.best.items()} == choices
+    assert not any(p.exists() for p in stale[::2]) and ("reweighted",) in seed.calls  # recomputed from the new choice
+    assert json.loads(seed.run.path("choices.json").read_text()) == choices
+    assert "PP: chosen configuration now 'MIX, λw=1e-05' (was 'MAX, λw=1e-05'): figure1.csv" in capsys.readouterr().out
+    with pytest.raises(ReproducerError, match="not in its grid"):
+        training(planned.run, choices={**choices, "DAN": "MIX, lr=9"}).train_grid(explorer=False)
 
 
 def test_numbers_gather_the_point_claims_inputs_from_the_cached_units(results_dir, products):

@@ -17,6 +17,7 @@ import pandas as pd
 from reproducer.data.pairs import TrainingPair, nested_subsets
 from reproducer.data.training_data import TrainingData
 from reproducer.encoders.compositional import CompositionalConfig, CompositionalEncoder
+from reproducer.errors import ReproducerError
 from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes, word_weights
 from reproducer.files import read_json, stored_json, write_json
 from reproducer.models import family, published_names
@@ -97,7 +98,9 @@ def dev_score(record: dict) -> float:
 class ParaphraseTraining:
     """The chapter's training runs on ``pairs`` from ``vectors`` under ``run``'s preset (``max_steps`` overrides its
     budget), cached in ``run``'s results. After :meth:`train_grid`: ``runs`` (model → grid records), ``best``
-    (model → chosen record) and ``pp_choice`` (PP's winning configuration, shared by the others)."""
+    (model → chosen record) and ``pp_choice`` (PP's winning configuration, shared by the others). ``choices`` (model →
+    configuration label) fixes each model's configuration instead of tuning it: only that one trains (the claims'
+    seeds train the main run's choices, :meth:`seeds`)."""
 
     run: object  # a reproducer.notebook.NotebookRun
     pairs: list
@@ -106,6 +109,7 @@ class ParaphraseTraining:
     figure_epochs: int = 3
     supervised_epochs: int = 1
     n_queries: int = 8
+    choices: dict | None = None
     runs: dict = field(default_factory=dict)
     best: dict = field(default_factory=dict)
     pp_choice: str | None = None
@@ -133,9 +137,16 @@ class ParaphraseTraining:
     def seeds(self, seeds: int) -> list["ParaphraseTraining"]:
         """The chapter's training for the claims' seeds (:func:`~reproducer.report.units.seed_siblings`): this
         training for its own seed and, for the ``seeds - 1`` after it, the same training at the same preset and budget,
-        each in its sibling run (declared)."""
+        each in its sibling run (declared). The seeds train each model's configuration chosen here (after
+        :meth:`train_grid`) instead of tuning the grid again: their spread is the training noise of the models the
+        claims are about, at a seventh of the grid's cost (section 4.2.2 tunes once per model)."""
+        if seeds > 1 and set(self.best) != set(VARIANTS):
+            raise ReproducerError("The claims' seeds train the configurations this run chose: call train_grid() first "
+                                  f"(chosen so far: {', '.join(self.best) or 'none'}).")
+        choices = {n: self.best[n]["config"] for n in VARIANTS} if seeds > 1 else None
         return seed_siblings(self, self.run, self.seed, seeds, lambda run, seed: ParaphraseTraining(
-            run, self.pairs, self.vectors, self.max_steps, self.figure_epochs, self.supervised_epochs, self.n_queries))
+            run, self.pairs, self.vectors, self.max_steps, self.figure_epochs, self.supervised_epochs, self.n_queries,
+            choices))
 
     def unit(self, name: str, explorer: bool = True) -> None:
         """Everything the chapter shows of model ``name``, right after it trains, cached: its grid (PP first: the
@@ -168,20 +179,26 @@ class ParaphraseTraining:
 
     #: What the chapter caches of a model's chosen configuration (per model: ``<kind>_<model>``).
     CHOSEN_PRODUCTS = ("length_bins", "neighbours")
+    #: What it caches of PP's chosen configuration alone: its word-level analyses, Figure 1 (PP's configuration on the
+    #: nested subsets) and its transfer scores.
+    PP_PRODUCTS = ("table8_neighbours.json", "word_weights.json", "norm_analysis.json", "figure1.csv", "eval_PP.json")
 
     def forget_if_rechosen(self, name: str) -> None:
-        """Delete the cached :data:`CHOSEN_PRODUCTS` of ``name`` when its chosen configuration is not the one they were
-        computed from (a grid that grew, a dev score that moved), as recorded in ``choices.json`` (written here):
-        their names carry the model, not the configuration, so a new choice must not reuse them."""
+        """Delete what is cached of ``name``'s chosen configuration (:data:`CHOSEN_PRODUCTS`, for PP
+        :data:`PP_PRODUCTS`, and its saved encoder) when that configuration is not the one they were computed from (a
+        grid that grew, a dev score that moved, a seed given the main run's choice), as recorded in ``choices.json``
+        (written here): their names carry the model, not the configuration, so a new choice must not reuse them."""
         path, chosen = self.run.path("choices.json"), self.best[name]["config"]
         choices = read_json(path) if path.is_file() else {}
         if choices.get(name, chosen) != chosen:
-            for kind in self.CHOSEN_PRODUCTS:
-                stale = self.run.path(f"{kind}_{file_key(name)}.csv")
-                if stale.is_file():
-                    stale.unlink()
+            products = [f"{kind}_{file_key(name)}.csv" for kind in self.CHOSEN_PRODUCTS]
+            for stale in [*(self.run.path(f) for f in products + list(self.PP_PRODUCTS if name == "PP" else ())),
+                          self.run.bundle_path(name)]:
+                found = stored_json(stale) if stale.suffix == ".json" else (stale if stale.is_file() else None)
+                if found:
+                    found.unlink()
                     print(f"{name}: chosen configuration now {chosen!r} (was {choices[name]!r}): "
-                          f"{stale.name} is computed again")
+                          f"{found.name} is computed again")
         if choices.get(name) != chosen:
             write_json(path, {**choices, name: chosen})
 
@@ -251,8 +268,15 @@ class ParaphraseTraining:
                 "suite": suite.to_dict(orient="records")}
 
     def train_model(self, name: str, pp_choice: str | None = None) -> list[dict]:
-        """Every configuration of ``name``'s grid (the first only at ``smoke``), each cached as ``grid/<key>.json``."""
-        configs = list(grid(name, pp_choice).items())[:1 if self.smoke else None]
+        """Every configuration of ``name``'s grid (the first only at ``smoke``; only the one of :attr:`choices` when
+        given), each cached as ``grid/<key>.json``."""
+        configs = list(grid(name, pp_choice).items())
+        if self.choices:
+            configs = [(label, overrides) for label, overrides in configs if label == self.choices.get(name)]
+            if not configs:
+                raise ReproducerError(f"{name}: the configuration {self.choices.get(name)!r} is not in its grid "
+                                      f"({', '.join(grid(name, pp_choice))}).")
+        configs = configs[:1 if self.smoke else None]
         return [self.run.json(f"grid/{file_key(name)}__{file_key(label)}", lambda: self.record(name, label, overrides))
                 for label, overrides in configs]
 
