@@ -852,10 +852,11 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
     import reproducer.encoders.expansion
     import reproducer.evaluate
     import reproducer.evaluate.similarity
+    import reproducer.report.units
     from reproducer.presets import preset
 
     models = sk.SkipThoughtModels(run, preset("skip-thought", "smoke"), tasks=list(tasks), progress=False, **options)
-    asked = {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": []}
+    asked = {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [], "analogy": []}
 
     def fit(name):
         def train(checkpoint):
@@ -882,6 +883,11 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
         return pd.DataFrame(suite(0.0))
 
     monkeypatch.setattr(reproducer.evaluate.similarity, "similarity_suite", similarity_suite)
+    models.corpus = SimpleNamespace(sentences=["the training corpus"])
+    monkeypatch.setattr(reproducer.report.units, "mine_questions", lambda sentences, per_category, seed: asked[
+        "analogy"].append(("questions", seed)) or {"pairs": 1, "questions": [{"a": "x"}]})
+    monkeypatch.setattr(reproducer.report.units, "answer", lambda encoder, study: asked["analogy"].append(
+        (encoder.name, getattr(encoder, "parts", ()))) or {"accuracy": 0.5, "hits": "1"})
     return models, asked
 
 
@@ -911,13 +917,33 @@ def test_skip_thought_units_cache_combine_skip_and_its_similarity_suite(results_
     assert json.loads(run.path("similarity_combine-skip.json").read_text()) == suite(0.0)  # read by chapter 03
     assert run.path("eval_combine-skip_no_expansion.json").is_file()
     assert asked["neighbours"] == ["uni-skip", "bi-skip", "combine-skip"]
+    assert asked["analogy"] == [("questions", 0),  # chapter 02's analogy claim: one question set for every seed
+                                ("combine-skip", ("raw uni-skip", "raw bi-skip", "our word2vec"))]
+    assert json.loads(run.path("analogy_combine-skip.json").read_text())["hits"] == "1"
     models.unit("glove-bow")
     assert asked["fit"] == ["uni-skip", "bi-skip"] and asked["evaluate"][-1][0] == "glove-bow"
     assert asked["neighbours"][-1] == "glove-bow" and not run.path("glove-bow_training.json").exists()
     again, asked_again = skip_models(NotebookRun("01_skip_thoughts", "smoke"), monkeypatch)
     for name in ("uni-skip", "bi-skip", "glove-bow"):
         again.unit(name, neighbours=False)
-    assert asked_again == {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": []}  # all cached
+    assert asked_again == {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [],
+                           "analogy": []}  # all cached
+
+
+def test_a_chapter_01_seed_answers_the_main_runs_analogy_questions_only_with_its_models_at_hand(results_dir,
+                                                                                                 monkeypatch, capsys):
+    """A seed mines the questions with seed 0, as the main run (chapter 02 compares its MC-QT with combine-skip on
+    them); a cached unit whose models are gone answers nothing instead of training them again."""
+    seed_run = NotebookRun("01_skip_thoughts", "smoke").sibling(seed=2)
+    models, asked = skip_models(seed_run, monkeypatch, seed=2)
+    assert models.seed == 2 and models.products.question_seed == 0
+    for name in sk.SEED_MODELS:
+        models.unit(name, neighbours=False)
+    assert asked["analogy"][0] == ("questions", 0) and asked["analogy"][1][0] == "combine-skip"
+    seed_run.path("analogy_combine-skip.json").unlink()
+    again, asked_again = skip_models(NotebookRun("01_skip_thoughts", "smoke").sibling(seed=2), monkeypatch, seed=2)
+    assert again.analogy("combine-skip") is None and asked_again["fit"] == asked_again["analogy"] == []
+    assert "analogy_combine-skip: needs uni-skip and bi-skip, which are not saved" in capsys.readouterr().out
 
 
 def test_chapter_03_reads_the_similarity_suite_a_chapter_01_seed_unit_stored(results_dir, monkeypatch, products):

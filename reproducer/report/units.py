@@ -27,13 +27,16 @@ class ModelProducts:
     """The per-model products of one chapter execution (``run``, a :class:`~reproducer.notebook.NotebookRun`).
     ``encoder(name)`` gives a model's encoder (training it when needed): it is called only for a product that is not
     cached. ``tasks`` and ``eval_config``: the evaluation; ``pool_size``, ``n_queries``: the neighbour search among
-    held-out sentences (``corpus_config``'s held-out books); ``seed`` picks them and the analogy questions."""
+    held-out sentences (``corpus_config``'s held-out books); ``seed`` picks them, and the analogy questions unless
+    ``question_seed`` is given (the same questions for every training seed)."""
 
     def __init__(self, run, encoder: Callable[[str], object], *, tasks: list[str], eval_config: str,
-                 corpus_config=None, pool_size: int = 20000, n_queries: int = 10, k: int = 5, seed: int = 0):
+                 corpus_config=None, pool_size: int = 20000, n_queries: int = 10, k: int = 5, seed: int = 0,
+                 question_seed: int | None = None):
         self.run, self.encoder, self.tasks, self.eval_config = run, encoder, list(tasks), eval_config
         self.corpus_config, self.pool_size, self.n_queries, self.k, self.seed = (corpus_config, pool_size, n_queries,
                                                                                  k, seed)
+        self.question_seed = seed if question_seed is None else question_seed
 
     def evaluation(self, name: str, tasks: list[str] | None = None, key: str | None = None):
         """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` on ``tasks`` (by default the chapter's),
@@ -63,7 +66,7 @@ class ModelProducts:
     def questions(self, sentences: Callable[[], list[str]], per_category: int = 200) -> dict:
         """The analogy questions mined from ``sentences()`` (the training corpus; called only when not cached):
         ``analogy_questions.json`` (:func:`~reproducer.report.analogies.mine_questions`)."""
-        return self.run.json("analogy_questions", lambda: mine_questions(sentences(), per_category, self.seed))
+        return self.run.json("analogy_questions", lambda: mine_questions(sentences(), per_category, self.question_seed))
 
     def analogy(self, name: str, sentences: Callable[[], list[str]]) -> dict | None:
         """Model ``name``'s answers to the analogy questions (:func:`~reproducer.evaluate.analogy.analogy_accuracy`):
@@ -108,6 +111,9 @@ class ChapterModels:
     family: str = ""
     #: Tasks every model is also scored on, beyond the chapter's (later chapters read them from ``results/``).
     EXTRA_TASKS: tuple[str, ...] = ("STS14",)
+    #: The seed of the analogy questions: ``None`` mines them with each training seed; a number gives every seed the
+    #: same questions (:class:`ModelProducts`).
+    QUESTION_SEED: int | None = None
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
                  pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None):
@@ -119,7 +125,8 @@ class ChapterModels:
         self.corpus_config = CorpusConfig(max_books=getattr(settings, "max_books", None))
         self.products = ModelProducts(run, self.trained, tasks=[*self.tasks, *self.extra_tasks],
                                       eval_config=settings.eval_config, corpus_config=self.corpus_config,
-                                      pool_size=pool_size, n_queries=n_queries, seed=seed)
+                                      pool_size=pool_size, n_queries=n_queries, seed=seed,
+                                      question_seed=self.QUESTION_SEED)
 
     @functools.cached_property
     def corpus(self):
