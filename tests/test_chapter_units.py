@@ -663,7 +663,6 @@ def test_baseline_suites_read_chapter_01s_skip_thought_from_the_same_folder(resu
 
 
 def test_paraphrase_seeds_run_at_the_runs_preset_and_budget(nb, products):
-
     run = nb("03_paraphrastic", max_steps=500)
     main = training(run, max_steps=500, figure_epochs=2, supervised_epochs=4, n_queries=3)
     assert main.settings().max_steps == 500
