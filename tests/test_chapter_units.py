@@ -883,7 +883,7 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
     monkeypatch.setattr(reproducer.evaluate.similarity, "similarity_suite", similarity_suite)
     models.corpus = SimpleNamespace(sentences=["the training corpus"])
     monkeypatch.setattr(reproducer.report.units, "mine_questions", lambda sentences, per_category, seed: asked[
-        "analogy"].append(("questions", seed)) or {"pairs": 1, "questions": [{"a": "x"}]})
+        "analogy"].append(("questions", seed)) or {"pairs": 1, "questions": [{"a": "x"}], "seed": seed})
     monkeypatch.setattr(reproducer.report.units, "answer", lambda encoder, study: asked["analogy"].append(
         (encoder.name, getattr(encoder, "parts", ()))) or {"accuracy": 0.5, "hits": "1"})
     return models, asked
@@ -940,8 +940,8 @@ def test_a_chapter_01_seed_answers_the_main_runs_analogy_questions_only_with_its
     assert asked["analogy"][0] == ("questions", 0) and asked["analogy"][1][0] == "combine-skip"
     seed_run.path("analogy_combine-skip.json").unlink()
     again, asked_again = skip_models(NotebookRun("01_skip_thoughts", "smoke").sibling(seed=2), monkeypatch, seed=2)
-    assert again.analogy("combine-skip") is None and asked_again["fit"] == asked_again["analogy"] == []
-    assert "analogy_combine-skip: needs uni-skip and bi-skip, which are not saved" in capsys.readouterr().out
+    assert again.analogy("combine-skip", sk.PARTS["combine-skip"]) is None and asked_again["fit"] == asked_again["analogy"] == []
+    assert "analogy_combine-skip: needs uni-skip and bi-skip, not saved in smoke+seed=2/" in capsys.readouterr().out
 
 
 def test_chapter_03_reads_the_similarity_suite_a_chapter_01_seed_unit_stored(results_dir, monkeypatch, products):
@@ -992,3 +992,38 @@ def test_skip_thought_seeds_keep_the_extra_tasks_the_chapter_chose(results_dir):
     main = sk.SkipThoughtModels(NotebookRun("01_skip_thoughts", "smoke"), preset("skip-thought", "smoke"),
                                 tasks=["MR", "MRPC", "SICK-R"], extra_tasks=("STS14",))  # notebook 01 at smoke
     assert [m.products.tasks for m in main.seeds(2)] == [["MR", "MRPC", "SICK-R", "STS14"]] * 2
+
+
+def test_chapter_02_forgets_a_seeds_own_questions_and_reads_combine_skips_answers_to_the_same(results_dir, monkeypatch,
+                                                                                               capsys):
+    """Every seed answers the questions mined with seed 0: a seed's questions mined with its own seed (before, no seed
+    recorded) are forgotten with their answers; the analogy claim's evidence pairs chapter 02's MC-QT with chapter
+    01's combine-skip of the same seed only where both answered the same questions."""
+    import reproducer.report.units
+    from reproducer.papers.quick_thoughts import chapter as qt
+    from reproducer.report.units import ModelProducts
+
+    questions = [{"a": "a", "b": "b", "c": "c", "d": "d", "category": "family"},
+                 {"a": "e", "b": "f", "c": "g", "d": "h", "category": "plural"}]
+    run = NotebookRun("02_quick_thoughts", "quick").sibling(seed=1)
+    run.json("analogy_questions", lambda: {"pairs": 2, "questions": questions[::-1]})  # mined with seed 1
+    run.json("analogy_MC-QT", lambda: {"hits": "01"})
+    monkeypatch.setattr(reproducer.report.units, "mine_questions", lambda sentences, per_category, seed: {
+        "pairs": 2, "questions": questions, "seed": seed})
+    products = ModelProducts(run, lambda name: pytest.fail("no encoder is needed"), tasks=[], eval_config="smoke",
+                             seed=1, question_seed=0)
+    assert products.questions(lambda: ["a sentence"])["questions"] == questions
+    assert not run.path("analogy_MC-QT.json").exists() and products.stored_analogy("MC-QT") is None
+    assert "quick+seed=1: the analogy questions of seed 1 are replaced by those of seed 0" in capsys.readouterr().out
+    models = SimpleNamespace(run=run, products=products)
+    assert qt.analogy_answers(models) == {}  # no answers yet
+    run.json("analogy_MC-QT", lambda: {"hits": "10"})
+    chapter01 = NotebookRun("01_skip_thoughts", "quick").sibling(seed=1)
+    chapter01.json("analogy_combine-skip", lambda: {"hits": "00"})
+    assert qt.analogy_answers(models) == {}  # chapter 01 mined no questions in that folder
+    chapter01.json("analogy_questions", lambda: {"pairs": 2, "questions": questions, "seed": 0})
+    answers = qt.analogy_answers(models)
+    assert answers["MC-QT"] == {"hits": "10", "categories": ["family", "plural"]}
+    assert answers["combine-skip"] == {"hits": "00", "categories": ["family", "plural"]}
+    chapter01.path("analogy_questions.json").write_text(json.dumps({"pairs": 1, "questions": questions[:1], "seed": 0}))
+    assert qt.analogy_answers(models) == {}  # other questions: not paired

@@ -376,7 +376,7 @@ def test_analogy_study_mines_questions_and_builds_no_encoder_without_one(monkeyp
         raise AssertionError("built an encoder without a question")
 
     empty = analogy_study(SENTENCES[:2], ["bow"], no_encoder)
-    assert empty == {"pairs": 1, "questions": []}
+    assert empty == {"pairs": 1, "questions": [], "seed": 0}
 
 
 def _study():
@@ -575,11 +575,11 @@ def _evidence(analogies: bool = True):
     return Evidence(per_model, {n: {"hits": h} for n, h in hits.items()} if analogies else {})
 
 
-def _qt_claims(questions=True, skip_thought="ST"):
+def _qt_claims(skip_thought="ST"):
     from reproducer.papers.quick_thoughts.claims import quick_thought_claims
 
     return quick_thought_claims(classification=["MR", "CR"], curve_tasks=["MR", "SICK-R"], paper_speed=4.8,
-                                paper_sts=pd.Series({"QT (RNN)": 0.49, "Skip-Thoughts": 0.39}), questions=questions,
+                                paper_sts=pd.Series({"QT (RNN)": 0.49, "Skip-Thoughts": 0.39}),
                                 skip_thought=skip_thought)
 
 
@@ -603,20 +603,18 @@ def test_claims_outcomes_follow_the_numbers_and_their_noise():
     from reproducer.report.claims import check
 
     claims = check(_qt_claims(), _evidence()).set_index("claim")
-    assert claims.outcome.tolist() == ["reproduced", "not reproduced", "inconclusive", "reproduced", "inconclusive"]
-    figure2, combine, mc, sts, analogy = (claims.iloc[i] for i in range(5))
+    assert claims.outcome.tolist() == ["reproduced", "not reproduced", "inconclusive", "reproduced"]
+    figure2, combine, mc, sts = (claims.iloc[i] for i in range(4))
     # the quantities: gaps in points (accuracy in %, correlations × 100)
     sick_gap = 100 * (_evidence().results["uni-QT f"].main_scores()["SICK-R"]
                       - _evidence().results["ST"].main_scores()["SICK-R"])
     assert figure2.value == pytest.approx((80 - 60 + sick_gap) / 2) and figure2.low > 0
     assert combine.value == pytest.approx(60 - 80) and combine.high < 0  # combine-QT against the better part
     assert mc.value == pytest.approx(0) and mc.low < 0 < mc.high  # as accurate, on other items
-    assert analogy.value == pytest.approx(0) and analogy.low < 0 < analogy.high
     assert sts.low > 0 and sts.paper.endswith("Table 8 (Overall): QT (RNN) 0.49 vs Skip-Thoughts 0.39")
     assert sts.paper.startswith('"Our RNN-based encoder performs strongly')  # the paper's sentence (issue 42)
     assert figure2.numbers.startswith("mean over MR, SICK-R (points): uni-QT f ")
     assert combine.numbers == "combine-QT 60.0, uni-QT 80.0, bi-QT 70.0"
-    assert analogy.numbers == "same encoder: uni-QT 50.0%, ST 50.0%"
     assert (claims.noise == "test items (bootstrap)").all()  # no seeds given
 
 
@@ -644,7 +642,7 @@ def test_section_4_4_1_claims_compare_with_chapter_01s_skip_thoughts():
     from reproducer.report.claims import check
 
     claims = _qt_claims(skip_thought="combine-skip")
-    assert len(claims) == 7 and len(_qt_claims()) == 5  # only where chapter 01's models are in the evidence
+    assert len(claims) == 6 and len(_qt_claims()) == 4  # only where chapter 01's models are in the evidence
     table = check(claims, _with_chapter_01(_evidence())).set_index("claim")
     shapes, prior = table.iloc[4], table.iloc[5]
     # uni-QT 80 − uni-skip 75, bi-QT 70 − bi-skip 50, combine-QT 60 − combine-skip 70: the smallest is −10
@@ -672,12 +670,42 @@ def test_single_run_claims_judge_bow_qt_and_the_smallest_mc_qt_on_the_items_alon
     assert (table.noise == "test items (bootstrap)").all()
 
 
-def test_claims_leave_out_the_analogies_without_questions():
-    from reproducer.report.claims import check
+def _answers(mc: str, skip: str, categories: list[str]) -> dict:
+    return {"MC-QT": {"hits": mc, "categories": categories}, "combine-skip": {"hits": skip, "categories": categories}}
 
-    claims = _qt_claims(questions=False)
-    assert len(claims) == 4 and not any("analogies" in c.claim for c in claims)
-    assert len(check(claims, _evidence(analogies=False))) == 4  # no analogy answers needed
+
+def test_the_analogy_claim_compares_mc_qt_with_combine_skip_category_by_category_over_the_seeds():
+    """Table 6 reads by category: the claim's quantity is the mean over the question categories of MC-QT's accuracy
+    minus combine-skip's (a small category weighs as much as a large one), the mean over the seeds that have both
+    chapters' answers, against the paper's 7.8 points (the mean of its nine categories); not checked without one."""
+    from reproducer.papers.quick_thoughts.claims import TABLE6_GAP, analogy_claims
+
+    assert TABLE6_GAP == pytest.approx(100 * (1.68 - 0.98) / 9)
+    categories = ["family"] * 90 + ["plural"] * 10
+    # family: MC-QT 60% vs 40%; plural: 50% vs 50% -> category mean +10 points (pooled over questions: +18)
+    seed0 = _answers("1" * 54 + "0" * 36 + "1" * 5 + "0" * 5, "1" * 36 + "0" * 54 + "0" * 5 + "1" * 5, categories)
+    seed1 = _answers("1" * 54 + "0" * 36 + "1" * 5 + "0" * 5, "1" * 54 + "0" * 36 + "1" * 5 + "0" * 5, categories)
+    one = analogy_claims({1: seed0}, budget="default").iloc[0]
+    assert one.value == pytest.approx(10.0) and one["paper's effect"] == "+7.8" and one.noise == "test items (bootstrap)"
+    assert one.numbers == "MC-QT 55.0%, combine-skip 45.0% (mean of 2 categories; seeds 1)"
+    both = analogy_claims({1: seed0, 2: seed1}, budget="default").iloc[0]
+    assert both.value == pytest.approx(5.0) and both.noise.endswith("the mean of 2 training seeds at `default`")
+    assert "seeds 1, 2" in both.numbers and both.low < 5.0 < both.high
+    assert both.high - both.low > one.high - one.low  # the seeds disagree: their spread widens the interval
+    none = analogy_claims({}, budget="default").iloc[0]
+    assert none.outcome == "not checked" and "chapter 01's combine-skip answers them" in none.noise
+
+
+def test_the_category_mean_is_paired_across_models_and_weighs_every_category_alike():
+    from reproducer.report.claims import ANALOGY_CATEGORIES, Evidence
+
+    categories = ["a"] * 3 + ["b"]
+    ev = Evidence({}, {"x": {"hits": "1101", "categories": categories}, "y": {"hits": "1101", "categories": categories}})
+    assert ev.score("x", ANALOGY_CATEGORIES) == pytest.approx(100 * (2 / 3 + 1) / 2)
+    assert ev.score("x", "analogy") == pytest.approx(75.0)  # over the questions
+    x, y = ev.score("x", ANALOGY_CATEGORIES, True), ev.score("y", ANALOGY_CATEGORIES, True)
+    assert x.shape == (1000,) and (x == y).all()  # the same questions drawn for both models
+    assert 0 <= x.min() and x.max() <= 100
 
 
 def test_speed_claim_is_judged_on_the_benchmark_repeats():

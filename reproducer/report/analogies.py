@@ -27,13 +27,13 @@ def analogy_study(sentences: list[str], names: Iterable[str], encoder: Callable[
 
 
 def mine_questions(sentences: list[str], per_category: int = 200, seed: int = 0) -> dict:
-    """``{"pairs": mined pairs, "questions": [question fields, ...]}``: questions ``A : B :: C : D`` mined from
-    ``sentences`` (up to ``per_category`` per Google analogy category)."""
+    """``{"pairs": mined pairs, "questions": [question fields, ...], "seed": seed}``: questions ``A : B :: C : D``
+    mined from ``sentences`` (up to ``per_category`` per Google analogy category, drawn with ``seed``)."""
     from reproducer.data.loaders import load_google_analogy
 
     mined = mine_pairs(sentences, word_pairs(load_google_analogy()))
     questions = make_questions(mined, per_category=per_category, seed=seed)
-    return {"pairs": len(mined), "questions": [q.__dict__ for q in questions]}
+    return {"pairs": len(mined), "questions": [q.__dict__ for q in questions], "seed": seed}
 
 
 def answer(encoder, study: dict) -> dict:

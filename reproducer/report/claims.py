@@ -3,7 +3,8 @@
 
 - :class:`Evidence`: one training seed's scores — each (model, task) main score in points (accuracy in %,
   correlations × 100) with its paired bootstrap replicates over test items
-  (:func:`reproducer.evaluate.uncertainty.task_replicates`); analogy answers enter as the task ``analogy``.
+  (:func:`reproducer.evaluate.uncertainty.task_replicates`); analogy answers enter as the task ``analogy`` (over the
+  questions) or :data:`ANALOGY_CATEGORIES` (over their categories).
 - :class:`Claim`: the paper's wording, the quantity it is about (a function of an :class:`Evidence`, computed alike on
   the point values and on the replicates) and the threshold the wording sets.
 - :func:`check`: the claims on the mean over the training seeds' evidence (all trained at the claim's own budget, the
@@ -31,6 +32,9 @@ COLOURS = {"reproduced": "color: #1a7f37; font-weight: bold", "not reproduced": 
 DECIDED = ("reproduced", "not reproduced", "smaller than published")
 #: How many bootstrap replicates every interval uses.
 RESAMPLES = 1000
+#: The task of an analogy score averaged over the question categories (answers with ``categories``); ``analogy``: over
+#: the questions.
+ANALOGY_CATEGORIES = "analogy categories"
 
 
 def verdict(ok: bool | None) -> str:
@@ -56,9 +60,11 @@ class Evidence:
         if key not in self._cache:
             if (name, task) in self.samples:
                 self._cache[key] = _resampled_mean(self.samples[name, task], task, replicates)
-            elif task == "analogy":
-                hits = np.frombuffer(self.analogies[name]["hits"].encode("ascii"), dtype=np.uint8) == ord("1")
-                self._cache[key] = 100 * _resampled_mean(hits.astype(float), task, replicates)
+            elif task in ("analogy", ANALOGY_CATEGORIES):
+                answers = self.analogies[name]
+                hits = (np.frombuffer(answers["hits"].encode("ascii"), dtype=np.uint8) == ord("1")).astype(float)
+                self._cache[key] = 100 * (_resampled_mean(hits, task, replicates) if task == "analogy" else
+                                          _category_mean(hits, answers["categories"], task, replicates))
             else:
                 if name not in self.results:
                     raise ReproducerError(f"No results of {name} in this evidence (seed {self.seed}).")
@@ -92,6 +98,24 @@ class SeedMean:
         return sum(e.score(name, task, replicates) for e in self.seeds) / len(self.seeds)
 
     mean = Evidence.mean
+
+
+def _category_mean(values: np.ndarray, categories: list[str], key: str, replicates: bool):
+    """The mean over ``categories`` of the mean of per-unit ``values`` in each (every category weighs the same), or
+    its bootstrap replicates: the units are resampled as :func:`_resampled_mean` resamples them (paired across
+    models), each replicate's category means taken over the units it drew of that category."""
+    codes = np.unique(np.asarray(categories), return_inverse=True)[1]
+    if len(codes) != len(values):
+        raise ReproducerError(f"{len(values)} outcomes but {len(codes)} categories.")
+    if not replicates:
+        return float(np.mean([values[codes == c].mean() for c in range(codes.max() + 1)]))
+    import zlib
+
+    rng = np.random.default_rng([0, len(values), zlib.crc32(key.encode())])
+    drawn = rng.integers(0, len(values), size=(RESAMPLES, len(values)))
+    means = [np.where(codes[drawn] == c, values[drawn], 0.0).sum(-1) / np.maximum((codes[drawn] == c).sum(-1), 1)
+             for c in range(codes.max() + 1)]
+    return np.mean(means, axis=0)
 
 
 def _resampled_mean(values: np.ndarray, key: str, replicates: bool):

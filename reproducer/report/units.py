@@ -64,9 +64,22 @@ class ModelProducts:
         return pd.concat([self.neighbours(n) for n in names], ignore_index=True)
 
     def questions(self, sentences: Callable[[], list[str]], per_category: int = 200) -> dict:
-        """The analogy questions mined from ``sentences()`` (the training corpus; called only when not cached):
-        ``analogy_questions.json`` (:func:`~reproducer.report.analogies.mine_questions`)."""
-        return self.run.json("analogy_questions", lambda: mine_questions(sentences(), per_category, self.question_seed))
+        """The analogy questions mined from ``sentences()`` (the training corpus; called only when not cached) with
+        :attr:`question_seed`: ``analogy_questions.json`` (:func:`~reproducer.report.analogies.mine_questions`).
+        Questions cached from another seed (before every seed answered the same questions: no ``seed`` recorded,
+        the run's own) are forgotten, with every answer to them."""
+        def mine():
+            return mine_questions(sentences(), per_category, self.question_seed)
+
+        study = self.run.json("analogy_questions", mine)
+        if study.get("seed", self.seed) != self.question_seed:
+            for stale in sorted(self.run.dir.glob("analogy_*.json*")):
+                stale.unlink()
+            print(f"{self.run.dir.name}: the analogy questions of seed {study.get('seed', self.seed)} are replaced by "
+                  f"those of seed {self.question_seed} (every seed answers the same questions); their answers are "
+                  "forgotten")
+            study = self.run.json("analogy_questions", mine)
+        return study
 
     def analogy(self, name: str, sentences: Callable[[], list[str]]) -> dict | None:
         """Model ``name``'s answers to the analogy questions (:func:`~reproducer.evaluate.analogy.analogy_accuracy`):
@@ -75,6 +88,12 @@ class ModelProducts:
         if not study["questions"]:
             return None
         return self.run.json(f"analogy_{slug(name)}", lambda: answer(self.encoder(name), study))
+
+    def stored_analogy(self, name: str) -> dict | None:
+        """Model ``name``'s cached answers to the analogy questions (``analogy_<name>.json`` stored under this run's
+        key), ``None`` when there are none: what a claim reads without computing anything."""
+        file = f"analogy_{slug(name)}.json"
+        return read_json(self.run.path(file)) if self.run.reusable(file) else None
 
     def analogy_table(self, names: list[str], sentences: Callable[[], list[str]]) -> dict:
         """The analogy study of ``names`` in the shape of :func:`~reproducer.report.analogies.analogy_study`:
@@ -140,6 +159,18 @@ class ChapterModels:
 
     def settings_record(self) -> dict:
         raise NotImplementedError
+
+    def analogy(self, name: str, parts: tuple[str, ...] | None = None) -> dict | None:
+        """Encoder ``name``'s answers to the analogy questions (:meth:`ModelProducts.analogy`:
+        ``analogy_<name>.json``). Computed only when the trained models it is made of (``parts``, by default
+        ``name`` itself; none for an untrained baseline) are at hand without training (trained in this kernel, or
+        saved): a cached unit whose checkpoints are gone answers nothing, and ``None`` is returned, with a note."""
+        parts = (name,) if parts is None else parts
+        if self.run.reusable(f"analogy_{slug(name)}.json") or self.run.has_model(*parts):
+            return self.products.analogy(name, lambda: self.corpus.sentences)
+        print(f"analogy_{slug(name)}: needs {' and '.join(parts)}, not saved in {self.run.dir.name}/ (checkpoints are "
+              "not committed): the next training answers the questions.")
+        return None
 
     def evaluated(self, name: str, tasks: list[str] | None = None, key: str | None = None):
         """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` on ``tasks`` (by default the chapter's and

@@ -27,6 +27,7 @@ from reproducer.files import read_json
 from reproducer.models import family
 from reproducer.models import family as family_of
 from reproducer.papers.quick_thoughts import PAPER
+from reproducer.notebook import results_root
 from reproducer.presets import preset
 from reproducer.report.plots import curves, log_frame, task_curves
 from reproducer.report.published import published
@@ -188,6 +189,9 @@ class QuickThoughtModels(ChapterModels):
     everything the chapter shows of it."""
 
     family = "quick-thought"
+    #: Every seed answers the same analogy questions (mined with seed 0), as chapter 01's combine-skip does: the
+    #: analogy claim compares the two on one question set, as Table 6 does.
+    QUESTION_SEED = 0
 
     def __init__(self, run, settings, curve_tasks: list[str], *, tasks: list[str] | None = None, seed: int = 0,
                  progress: bool = True, pool_size: int = 20000, n_queries: int = 10):
@@ -298,8 +302,23 @@ class QuickThoughtModels(ChapterModels):
         if neighbours and name in NEIGHBOUR_MODELS:
             self.products.neighbours(name)
         if name in ANALOGY_MODELS:
-            self.products.analogy(name, lambda: self.corpus.sentences)
+            self.analogy(name, () if name == "glove-bow" else None)
 
+
+
+def analogy_answers(models: "QuickThoughtModels") -> dict:
+    """The analogy claim's evidence of one seed (:func:`~reproducer.papers.quick_thoughts.claims.analogy_claim`):
+    ``models``' MC-QT answers and chapter 01's combine-skip answers of the same seed (its folder of the same name),
+    each with the category of every question, when both answered the same questions; ``{}`` otherwise (a chapter not
+    run, or run before every seed answered seed 0's questions)."""
+    folder = results_root() / "01_skip_thoughts" / models.run.dir.name
+    ours, theirs = models.products.stored_analogy("MC-QT"), read_json(folder / "analogy_combine-skip.json")
+    questions = read_json(models.run.path("analogy_questions.json"))
+    their_questions = read_json(folder / "analogy_questions.json")
+    if None in (ours, theirs, questions, their_questions) or questions["questions"] != their_questions["questions"]:
+        return {}
+    categories = [q["category"] for q in questions["questions"]]
+    return {"MC-QT": {**ours, "categories": categories}, "combine-skip": {**theirs, "categories": categories}}
 
 
 def training_loss_figure(records: dict[str, dict]):

@@ -9,7 +9,7 @@ import numpy as np
 from reproducer.evaluate import quick_look
 from reproducer.files import read_json
 from reproducer.models import family
-from reproducer.notebook import results_root, slug, training_record_name
+from reproducer.notebook import results_root, training_record_name
 from reproducer.report.claims import Claim
 from reproducer.report.published import published
 from reproducer.report.units import ChapterModels
@@ -110,18 +110,6 @@ class SkipThoughtModels(ChapterModels):
         return self.run.json("expansion", lambda: expansion_report(self.raw("uni-skip"), self.word2vec,
                                                                    seed=self.seed))
 
-    def analogy(self, name: str) -> dict | None:
-        """Encoder ``name``'s answers to the analogy questions (:meth:`ModelProducts.analogy
-        <reproducer.report.units.ModelProducts.analogy>`: ``analogy_<name>.json``), for chapter 02's claim that
-        MC-QT answers them better (Logeswaran & Lee's Table 6). Computed only when the trained models are at hand
-        without training (trained in this kernel, or saved): a cached unit whose checkpoints are gone answers
-        nothing, and ``None`` is returned, with a note."""
-        if self.run.reusable(f"analogy_{slug(name)}.json") or self.run.has_model(*PARTS[name]):
-            return self.products.analogy(name, lambda: self.corpus.sentences)
-        print(f"analogy_{slug(name)}: needs {' and '.join(PARTS[name])}, which are not saved in {self.run.dir.name}/ "
-              f"(checkpoints are not committed): their next training answers the questions.")
-        return None
-
     def similarity(self, name: str) -> list[dict]:
         """Encoder ``name`` on the similarity suite of chapter 03 (:func:`~reproducer.evaluate.similarity.similarity_suite`,
         cosine only): ``similarity_<name>.json``, which chapter 03's Table 2 reads."""
@@ -135,7 +123,7 @@ class SkipThoughtModels(ChapterModels):
         """Everything the chapter shows of ``name`` (``uni-skip``, ``bi-skip`` or ``glove-bow``), computed right
         after it trains and cached: its training record and evaluation; after uni-skip the vocabulary expansion,
         after bi-skip combine-skip's evaluations (with and without expansion), its similarity suite (read by
-        chapter 03) and its analogy answers (:meth:`analogy`, read by chapter 02); with ``neighbours`` the neighbour
+        chapter 03) and its analogy answers (read by chapter 02's analogy claim); with ``neighbours`` the neighbour
         tables of the encoders it completes."""
         if name in TRAINED:
             self.record(name)
@@ -147,7 +135,7 @@ class SkipThoughtModels(ChapterModels):
             self.evaluated("combine-skip")
             self.evaluated("combine-skip (no expansion)")
             self.similarity("combine-skip")
-            self.analogy("combine-skip")
+            self.analogy("combine-skip", PARTS["combine-skip"])
         for encoder in completes[name] if neighbours else ():
             self.products.neighbours(encoder)
 
