@@ -1017,6 +1017,22 @@ def test_chapter_02_forgets_a_seeds_own_questions_and_reads_combine_skips_answer
     assert "quick+seed=1: the analogy questions of seed 1 are replaced by those of seed 0" in capsys.readouterr().out
     models = SimpleNamespace(run=run, products=products)
     assert qt.analogy_answers(models) == {}  # no answers yet
+    # a cached seed unit re-executed: its stale answers are forgotten before asking whether they are cached
+    from reproducer.report.units import ChapterModels
+
+    class Seed(ChapterModels):
+        QUESTION_SEED = 0
+
+        def trained(self, name):
+            pytest.fail("a cached unit trains nothing")
+
+    stale = NotebookRun("02_quick_thoughts", "quick").sibling(seed=2)
+    stale.json("analogy_questions", lambda: {"pairs": 2, "questions": questions[::-1]})
+    stale.json("analogy_MC-QT", lambda: {"hits": "01"})
+    seed = Seed(stale, SimpleNamespace(eval_config="smoke"), tasks=[], seed=2)
+    seed.corpus = SimpleNamespace(sentences=["a sentence"])
+    assert seed.analogy("MC-QT") is None and not stale.path("analogy_MC-QT.json").exists()
+    assert "analogy_MC-QT: needs MC-QT, not saved in quick+seed=2/" in capsys.readouterr().out
     run.json("analogy_MC-QT", lambda: {"hits": "10"})
     chapter01 = NotebookRun("01_skip_thoughts", "quick").sibling(seed=1)
     chapter01.json("analogy_combine-skip", lambda: {"hits": "00"})

@@ -166,6 +166,7 @@ class ChapterModels:
         ``name`` itself; none for an untrained baseline) are at hand without training (trained in this kernel, or
         saved): a cached unit whose checkpoints are gone answers nothing, and ``None`` is returned, with a note."""
         parts = (name,) if parts is None else parts
+        self.products.questions(lambda: self.corpus.sentences)  # first forget answers to another seed's questions
         if self.run.reusable(f"analogy_{slug(name)}.json") or self.run.has_model(*parts):
             return self.products.analogy(name, lambda: self.corpus.sentences)
         print(f"analogy_{slug(name)}: needs {' and '.join(parts)}, not saved in {self.run.dir.name}/ (checkpoints are "
