@@ -66,8 +66,10 @@ def test_item_scores_reproduce_the_metrics_they_stand_for():
     assert main_score("acc", correct_items(correct)["_items"]) == pytest.approx(100 * correct.mean())
     pred, gold = rng.normal(size=200), rng.normal(size=200)
     items = scored_items(pred, gold)["_items"]
+    assert items["pred"][:2] == [float(f"{p:.4g}") for p in pred[:2]] and items["pred"][0] != pred[0]  # 4 digits kept
     assert main_score("pearson", items) == pytest.approx(pearsonr(pred, gold)[0], abs=1e-5)
-    assert main_score("spearman", items) == pytest.approx(spearmanr(pred, gold)[0], abs=1e-5)
+    # 4 digits can tie two close predictions: at 200 items a rank correlation moves by up to about 1e-4
+    assert main_score("spearman", items) == pytest.approx(spearmanr(pred, gold)[0], abs=5e-4)
     parts = {"a": scored_items(pred[:50], gold[:50])["_items"], "b": scored_items(pred[50:], gold[50:])["_items"]}
     wmean = (50 * pearsonr(pred[:50], gold[:50])[0] + 150 * pearsonr(pred[50:], gold[50:])[0]) / 200
     assert main_score("wmean.pearson", grouped_items(parts)["_items"]) == pytest.approx(wmean, abs=1e-5)
