@@ -549,8 +549,8 @@ class UnitTraining(pt.ParaphraseTraining):
     def figure1(self, datasets, epochs):
         self.calls.append(("figure1", tuple(datasets), epochs))
         n = len(self.pairs)
-        return pd.DataFrame({"order": ["random", "random", "ordered", "ordered"], "pairs": [n // 2, n, n // 2, n],
-                             "steps": 1, "mean r": [40.0, 50.0, 35.0, 50.0]})
+        points = (("random", n // 2, 40.0), ("random", n, 50.0), ("ordered", n // 2, 35.0), ("ordered", n, 50.0))
+        return [{"order": o, "pairs": k, "steps": 1, "mean r": m, "suite": suite(m - 25)} for o, k, m in points]
 
 
 #: Table 2's mean over DATASETS of each model (the suites: 10, 20, 30, 40 + mean − 25).
@@ -698,7 +698,7 @@ def test_the_claims_seeds_train_the_main_runs_choices_and_forget_what_another_ch
     choices = {n: main.best[n]["config"] for n in pt.VARIANTS}
     old = {**choices, "PP": "MAX, λw=1e-05"}
     seed.run.path("choices.json").write_text(json.dumps(old))
-    stale = [seed.run.path("figure1.csv"), seed.run.path("norm_analysis.json.gz"), seed.run.bundle_path("PP")]
+    stale = [seed.run.path("figure1.json"), seed.run.path("norm_analysis.json.gz"), seed.run.bundle_path("PP")]
     for path in stale:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("of the old choice")
@@ -707,7 +707,7 @@ def test_the_claims_seeds_train_the_main_runs_choices_and_forget_what_another_ch
     assert seed.pp_choice == main.pp_choice and {n: r["config"] for n, r in seed.best.items()} == choices
     assert not any(p.exists() for p in stale[::2]) and ("reweighted",) in seed.calls  # recomputed from the new choice
     assert json.loads(seed.run.path("choices.json").read_text()) == choices
-    assert "PP: chosen configuration now 'MIX, λw=1e-05' (was 'MAX, λw=1e-05'): figure1.csv" in capsys.readouterr().out
+    assert "PP: chosen configuration now 'MIX, λw=1e-05' (was 'MAX, λw=1e-05'): figure1.json" in capsys.readouterr().out
     with pytest.raises(ReproducerError, match="not in its grid"):
         training(planned.run, choices={**choices, "DAN": "MIX, lr=9"}).train_grid(explorer=False)
 
@@ -716,24 +716,28 @@ def test_numbers_gather_the_point_claims_inputs_from_the_cached_units(results_di
     t = training(NotebookRun("03_paraphrastic", "default"), supervised_epochs=2)
     t.train_grid(explorer=False)
     t.unit("baselines", explorer=False)
-    numbers = t.numbers(DATASETS)
-    assert set(numbers) == {"in_domain", "initial_in_domain", "initial_mean", "table7", "figure1", "table5", "share",
-                            "n_pairs"}
-    assert numbers["initial_mean"] == pytest.approx(pt.suite_mean(t.baseline_suites()["initial vectors"], DATASETS))
+    numbers = t.numbers()
+    assert set(numbers) == {"in_domain", "initial_in_domain", "table7", "table5"}
     assert numbers["in_domain"].to_dict() == {n: r["suite"][-1]["score"] for n, r in t.best.items()}
-    assert numbers["initial_in_domain"] == 20.0 and numbers["n_pairs"] == 20
+    assert numbers["initial_in_domain"] == 20.0
     assert numbers["table7"].loc["PP"].tolist() == pytest.approx([60.0] * numbers["table7"].shape[1])
     assert numbers["table5"].index.tolist() == list(pt.SUPERVISED) and numbers["table5"].loc["PP", "SICK-R"] == 80.0
     assert {c[3] for c in t.calls if c[0] == "supervised"} == {2}  # supervised_epochs
-    assert ("figure1", tuple(DATASETS), 3) in t.calls and t.run.path("figure1.csv").is_file()
-    assert numbers["share"] == pytest.approx(0.5)  # (55 − 50) / (60 − 50): reweighted, initial vectors, PP
     q = pc.quantities(numbers)
-    assert q["length bins"] == pytest.approx(10.0) and q["more pairs"] == 10.0 and q["random order"] == 5.0
+    assert q["length bins"] == pytest.approx(10.0)
     assert q["supervised SST-2"] == pytest.approx(2.0) and q["supervised SICK-R"] == pytest.approx(-2.0)
-    assert q["reweighting"] == pytest.approx(0.5) and q["in-domain over initial"] == pytest.approx(
-        min(r["suite"][-1]["score"] for r in t.best.values()) - 20.0)
+    assert q["in-domain over initial"] == pytest.approx(min(r["suite"][-1]["score"] for r in t.best.values()) - 20.0)
+    # the suites the claims on Table 2, Figure 1 and section 6 resample, Figure 1's each with its points' suites
+    suites = t.claim_suites(DATASETS)
+    assert ("figure1", tuple(DATASETS), 3) in t.calls and t.run.path("figure1.json").is_file()
+    assert set(suites) == {*pt.VARIANTS, "GloVe", "initial vectors", pc.REWEIGHTED,
+                           *(pc.figure1_name(o, n) for o in ("random", "ordered") for n in (10, 20))}
+    assert t.figure1_frame(DATASETS).columns.tolist() == ["order", "pairs", "steps", "mean r"]
+    table = check(pc.figure1_claims([10, 20]), Evidence({}, samples=pc.suite_samples(suites, DATASETS)))
+    # 20 pairs: no subset of the paper's 92; the rise 40 → 50, random − ordered 40 − 35, (55 − 50) / (60 − 50)
+    assert table.value.tolist() == pytest.approx([10.0, 5.0, 0.5]) and len(table) == 3
     calls = len(t.calls)
-    t.numbers(DATASETS)
+    t.numbers(), t.claim_suites(DATASETS)
     assert len(t.calls) == calls  # Figure 1, Table 5 and section 6 read back
 
 
@@ -777,14 +781,11 @@ def test_paraphrase_claims_on_table2s_mean():
     assert noisy.outcome == "inconclusive" and noisy.value == pytest.approx(5.0) and noisy.low < 0 < noisy.high
 
 
-def point_numbers(lstm_sst: float = 85.0, share: float = 0.7, initial: float = 35.0, spread: float = 0.0) -> dict:
+def point_numbers(lstm_sst: float = 85.0, initial: float = 35.0, spread: float = 0.0) -> dict:
     in_domain = pd.Series({n: 40.0 + spread * i for i, n in enumerate(VARIANTS)})
     table7 = pd.DataFrame({"≤4": [60, 50, 50], "5": [61, 55, 52]}, index=["PP", "LSTM (no o.g.)", "LSTM (o.g.)"])
-    fig1 = pd.DataFrame({"order": ["random"] * 3 + ["ordered"] * 3, "pairs": [20, 100, 200] * 2,
-                         "mean r": [38, 40, 50, 30, 35, 50]})
     table5 = pd.DataFrame({"SICK-R": [80, 70], "SICK-E": [80, 78], "SST2": [80, lstm_sst]}, index=["PP", "LSTM (o.g.)"])
-    return {"in_domain": in_domain, "initial_in_domain": initial, "initial_mean": 36.0, "table7": table7,
-            "figure1": fig1, "table5": table5, "share": share, "n_pairs": 200}
+    return {"in_domain": in_domain, "initial_in_domain": initial, "table7": table7, "table5": table5}
 
 
 def test_quantities_measure_each_point_claim():
@@ -794,36 +795,55 @@ def test_quantities_measure_each_point_claim():
                                "in-domain LSTMs": 2.0,  # the better LSTM (o.g., 46) over the best other (iRNN, 44)
                                "in-domain over initial": -5.0,
                                "length bins": 6.0,  # PP − the better LSTM, in its worst bin (5: 61 − 55)
-                               "more pairs": 2.0,  # the smallest rise: 20 → 100 pairs
-                               "few pairs": 4.0,  # the smallest subset of at least 92 pairs (100) over the initial 36
-                               "random order": 6.5,  # 8 at 20 pairs, 5 at 100; the full set (200) is not compared
-                               "supervised SST-2": -5.0, "supervised SICK-R": 10.0, "supervised SICK-E": 2.0,
-                               "reweighting": 0.7})
-    # "continually increases": the smallest rise between neighbouring subsets; "usually": the mean gap
-    rising = point_numbers()
-    rising["figure1"] = pd.DataFrame({"order": ["random"] * 3 + ["ordered"] * 3, "pairs": [10, 20, 30] * 2,
-                                      "mean r": [40, 52, 50, 30, 54, 55]})
-    rising["n_pairs"] = 30
-    q = pc.quantities(rising)
-    assert q["more pairs"] == pytest.approx(-2.0) and q["random order"] == pytest.approx((10 - 2) / 2)
-    assert np.isnan(q["few pairs"])  # no subset of the paper's 92 pairs or more: not checked
+                               "supervised SST-2": -5.0, "supervised SICK-R": 10.0, "supervised SICK-E": 2.0})
+
+
+def figure1_evidence(points: dict, initial: float = 36.0, reweighted: float = 43.0, pp: float = 46.0,
+                     patterns: dict | None = None) -> Evidence:
+    """Figure 1's points ((order, pairs) → mean r) and section 6's suites as a seed's evidence, each a suite of
+    :data:`DATASETS` around its mean (``patterns``: a point's dataset-by-dataset deviations)."""
+    means = {pc.figure1_name(o, n): m for (o, n), m in points.items()} | {"initial vectors": initial,
+                                                                          pc.REWEIGHTED: reweighted, "PP": pp}
+    suites = {k: suite(m - 25, pattern=(patterns or {}).get(k, (0.0,) * 4)) for k, m in means.items()}
+    return Evidence({}, samples=pc.suite_samples(suites, DATASETS))
+
+
+def test_figure1_and_section_6_claims_resample_the_datasets_of_every_point():
+    points = {("random", 20): 38, ("random", 100): 40, ("random", 200): 50, ("ordered", 20): 30, ("ordered", 100): 35,
+              ("ordered", 200): 50}
+    table = check(pc.figure1_claims([20, 100, 200]), figure1_evidence(points))
+    assert table.value.tolist() == pytest.approx([
+        2.0,  # "continually increases": the smallest rise, 20 → 100 pairs
+        4.0,  # the smallest subset of at least 92 pairs (100) over the initial vectors' 36
+        6.5,  # "usually": the mean gap, 8 at 20 pairs and 5 at 100; the full set (200) is not compared
+        0.7])  # section 6: (43 − 36) / (46 − 36)
+    assert outcomes(table) == ["reproduced"] * 4  # every dataset moves alike: no noise
+    assert table["paper's effect"].tolist() == ["", "+4.0", "", "64.8%"] and table.ours.iloc[-1].startswith("70.0%")
+    assert table.threshold.iloc[-1] == "≥ 64.76%" and '"at least 64.76% of the improvement' in table.paper.iloc[-1]
+    assert all(p.startswith('"') for p in table.paper)  # every row quotes the paper's sentence
+    assert table.numbers.iloc[0] == "random: 20 pairs 38.0, 100 pairs 40.0, 200 pairs 50.0"
+    smaller = check(pc.figure1_claims([20, 100, 200])[3:], figure1_evidence(points, reweighted=42.0)).iloc[0]
+    assert smaller.value == pytest.approx(0.6) and smaller.outcome == "not reproduced"
+    # a dip, no subset of the paper's 92 pairs (that claim left out), and a point whose datasets disagree
+    dip = {("random", 10): 40, ("random", 20): 52, ("random", 30): 50, ("ordered", 10): 30, ("ordered", 20): 54,
+           ("ordered", 30): 50}
+    noisy = {pc.figure1_name("random", 20): (9.0, -9.0, 9.0, -9.0)}
+    table = check(pc.figure1_claims([10, 20, 30]), figure1_evidence(dip, patterns=noisy))
+    assert len(table) == 3 and table.value.tolist()[:2] == pytest.approx([-2.0, (10 - 2) / 2])
+    assert table.low.iloc[0] < -2.0 < table.high.iloc[0] and table.high.iloc[0] > 0  # the datasets' noise
 
 
 def test_point_claims_judge_the_seeds_mean_on_their_spread():
     table = pc.point_claims(point_numbers(), [])
     assert len(table) == len(pc.POINT_CLAIMS) and (table.noise == "one run").all() and (table.numbers == "").all()
-    assert outcomes(table) == ["reproduced"] * 11
-    assert table.threshold.tolist()[:2] == ["≤ 5", "≥ 0"] and table.ours.iloc[-1] == "70.0% [70.0%, 70.0%]"
-    # the paper's effect where it prints one (Table 3's spread, Table 5's gaps, "4 points" with 92 pairs, §6's share)
-    assert table["paper's effect"].tolist() == ["+2.9", "+1.0", "+3.1", "+9.3", "", "+4.0", "", "+6.2", "+0.4",
-                                                "+0.1", "64.8%"]
+    assert outcomes(table) == ["reproduced"] * 7
+    assert table.threshold.tolist()[:2] == ["≤ 5", "≥ 0"]
+    # the paper's effect where it prints one (Table 3's spread, Table 5's gaps)
+    assert table["paper's effect"].tolist() == ["+2.9", "+1.0", "+3.1", "+9.3", "+6.2", "+0.4", "+0.1"]
     assert all(p.startswith('"') for p in table.paper)  # every row quotes the paper's sentence
-    # section 6's "at least 64.76%", printed as the paper writes it (the book tested 50%)
-    assert table.threshold.iloc[-1] == "≥ 64.76%" and '"at least 64.76% of the improvement' in table.paper.iloc[-1]
-    assert pc.point_claims(point_numbers(share=0.6), []).outcome.iloc[-1] == "not reproduced"
-    worse = pc.point_claims(point_numbers(lstm_sst=75.0, share=0.45, initial=45.0, spread=2.0), [])
-    assert outcomes(worse) == ["not reproduced", "reproduced", "not reproduced"] + ["reproduced"] * 4 + [
-        "not reproduced", "reproduced", "reproduced", "not reproduced"]
+    worse = pc.point_claims(point_numbers(lstm_sst=75.0, initial=45.0, spread=2.0), [])
+    assert outcomes(worse) == ["not reproduced", "reproduced", "not reproduced", "reproduced", "not reproduced",
+                               "reproduced", "reproduced"]
     seeds = [point_numbers(lstm_sst=s) for s in (75.0, 85.0, 95.0)]  # SST-2 gaps -5, 5, 15 over the seeds
     judged = pc.point_claims(point_numbers(), seeds, paper={"supervised SST-2": "LSTM 89.2 vs 82.5"})
     sst = judged.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]]
@@ -832,10 +852,9 @@ def test_point_claims_judge_the_seeds_mean_on_their_spread():
     assert sst.value == pytest.approx(5.0) and sst.high - sst.value == pytest.approx(4.303 * 10 / 3 ** 0.5, rel=1e-3)
     shifted = pc.point_claims(point_numbers(), [point_numbers(lstm_sst=s) for s in (85.0, 95.0)])
     assert shifted.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]].value == pytest.approx(10.0)
-    assert judged.numbers.iloc[-1] == "seeds: 70.0%, 70.0%, 70.0%" and judged.outcome.iloc[-1] == "reproduced"
     only_pp = point_numbers()
     only_pp["table5"] = only_pp["table5"].loc[["PP"]]  # no other model trained on the tasks: nothing to compare
-    assert pc.point_claims(only_pp, []).outcome.iloc[7:10].tolist() == ["not checked"] * 3
+    assert pc.point_claims(only_pp, []).outcome.iloc[4:7].tolist() == ["not checked"] * 3
 
 
 # === chapter 01: reproducer.papers.skip_thoughts.chapter ====================================================================

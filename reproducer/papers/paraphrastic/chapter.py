@@ -22,6 +22,7 @@ from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes
 from reproducer.files import read_json, stored_json, write_json
 from reproducer.models import family, published_names
 from reproducer.notebook import results_root, slug
+from reproducer.papers.paraphrastic.claims import REWEIGHTED, figure1_name
 from reproducer.papers.paraphrastic.objective import (
     NEGATIVE_MODES,
     VARIANTS,  # our model -> its CompositionalConfig options
@@ -34,7 +35,6 @@ from reproducer.papers.paraphrastic.tables import (
     in_domain_table,
     length_tables,
     ppdb_score,
-    reweighting_table,
     suite_mean,
 )
 from reproducer.presets import preset
@@ -181,7 +181,7 @@ class ParaphraseTraining:
     CHOSEN_PRODUCTS = ("length_bins", "neighbours")
     #: What it caches of PP's chosen configuration alone: its word-level analyses, Figure 1 (PP's configuration on the
     #: nested subsets) and its transfer scores.
-    PP_PRODUCTS = ("table8_neighbours.json", "word_weights.json", "norm_analysis.json", "figure1.csv", "eval_PP.json")
+    PP_PRODUCTS = ("table8_neighbours.json", "word_weights.json", "norm_analysis.json", "figure1.json", "eval_PP.json")
 
     def forget_if_rechosen(self, name: str) -> None:
         """Delete what is cached of ``name``'s chosen configuration (:data:`CHOSEN_PRODUCTS`, for PP
@@ -383,7 +383,8 @@ class ParaphraseTraining:
 
     def subset_score(self, order: str, size: int, datasets: list, epochs: int) -> dict:
         """Figure 1: PP (its chosen configuration) trained ``epochs`` epochs on the ``size`` first pairs of the
-        ``order`` ("random" or "ordered") nested subsets; its mean score over ``datasets``."""
+        ``order`` ("random" or "ordered") nested subsets; its mean score over ``datasets`` and its similarity suite
+        (the claims resample its datasets)."""
         from reproducer.evaluate.similarity import similarity_suite
 
         settings = self.settings()
@@ -398,17 +399,18 @@ class ParaphraseTraining:
         suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings().eval_config).to_dict(
             orient="records")
         return {"order": order, "pairs": size, "steps": overrides["max_steps"],
-                "mean r": float(suite_mean(suite, datasets))}
+                "mean r": float(suite_mean(suite, datasets)), "suite": suite}
 
-    def figure1(self, datasets: list, epochs: int) -> pd.DataFrame:
-        """Figure 1's points: every other nested subset size (largest first; two at ``smoke``) in random order, the
-        same sizes but the full set in the given (confidence) order, and the full set once more as "ordered"."""
+    def figure1(self, datasets: list, epochs: int) -> list[dict]:
+        """Figure 1's points (:meth:`subset_score`): every other nested subset size (largest first; two at ``smoke``)
+        in random order, the same sizes but the full set in the given (confidence) order, and the full set once more
+        as "ordered"."""
         sizes = [len(s) for s in nested_subsets(self.pairs, "random", seed=self.seed)][::-1][::2]
         sizes = sizes[:2] if self.smoke else sizes
         rows = [self.subset_score("random", n, datasets, epochs) for n in sizes]
         rows += [self.subset_score("ordered", n, datasets, epochs) for n in sizes if n != len(self.pairs)]
         full = next(r for r in rows if r["pairs"] == len(self.pairs))
-        return pd.DataFrame(rows + [{**full, "order": "ordered"}])
+        return rows + [{**full, "order": "ordered"}]
 
     def supervised_data(self, task: str):
         """A Table 5 task's splits (a few hundred examples each at ``smoke``) with the vocabulary and initial table of
@@ -437,18 +439,31 @@ class ParaphraseTraining:
         return {"model": name, "task": task, "optimiser": chosen, **reports[chosen],
                 "dev_by_optimiser": {label: r["dev"] for label, r in reports.items()}}
 
+    def figure1_points(self, datasets: list) -> list[dict]:
+        """:meth:`figure1` at :attr:`figure_epochs`, each point with its similarity suite: ``figure1.json``."""
+        return self.run.json("figure1", lambda: self.figure1(datasets, self.figure_epochs))
+
     def figure1_frame(self, datasets: list) -> pd.DataFrame:
-        """:meth:`figure1` at :attr:`figure_epochs`: ``figure1.csv``."""
-        return self.run.frame("figure1", lambda: self.figure1(datasets, self.figure_epochs))
+        """Figure 1's points as a table: ``order, pairs, steps, mean r``."""
+        return pd.DataFrame(self.figure1_points(datasets)).drop(columns="suite")
+
+    def claim_suites(self, datasets: list) -> dict[str, list[dict]]:
+        """The similarity suites the claims on Table 2, Figure 1 and section 6 resample dataset by dataset
+        (:func:`~reproducer.papers.paraphrastic.claims.suite_samples`): every chosen model's, the baselines', the
+        initial vectors reweighted by PP's norms (:data:`~reproducer.papers.paraphrastic.claims.REWEIGHTED`) and PP's
+        at each point of Figure 1 (:func:`~reproducer.papers.paraphrastic.claims.figure1_name`)."""
+        suites = {**{n: self.best[n]["suite"] for n in self.best}, **self.baseline_suites(),
+                  REWEIGHTED: self.run.json("norm_analysis", self.reweighted_suite)}
+        return suites | {figure1_name(p["order"], p["pairs"]): p["suite"] for p in self.figure1_points(datasets)}
 
     def supervised_models(self) -> list[str]:
         """Table 5's models (PP and the LSTM without output gate at ``smoke``)."""
         return ["PP", "LSTM (no o.g.)"] if self.smoke else list(SUPERVISED)
 
-    def numbers(self, datasets: list) -> dict:
+    def numbers(self) -> dict:
         """What the chapter's claims without test items are measured on (after :meth:`unit` of every model and the
-        baselines): Table 3's test scores, Table 7, Figure 1, Table 5 and section 6's share, each read from (or, when
-        missing, computed into) this training's results (:func:`~reproducer.papers.paraphrastic.claims.quantities`)."""
+        baselines): Table 3's test scores, Table 7 and Table 5, each read from (or, when missing, computed into) this
+        training's results (:func:`~reproducer.papers.paraphrastic.claims.quantities`)."""
         names = paper_names()
         baselines = self.baseline_suites()
         table3 = in_domain_table(self.runs, self.best, baselines, names)
@@ -456,12 +471,8 @@ class ParaphraseTraining:
         table7 = length_tables(pd.concat([self.length_bins(n) for n in lengths], ignore_index=True), lengths)[0]
         models = self.supervised_models()
         table5 = supervised_tables(self.supervised_runs(models, self.supervised_epochs), models)[0]
-        share = reweighting_table(baselines["initial vectors"], self.run.json("norm_analysis", self.reweighted_suite),
-                                  self.best["PP"]["suite"], datasets)[1]["ours"]
         return {"in_domain": table3.loc[list(self.best), "test"], "initial_in_domain": table3.loc["initial vectors", "test"],
-                "initial_mean": float(suite_mean(baselines["initial vectors"], datasets)),
-                "table7": table7, "figure1": self.figure1_frame(datasets), "table5": table5, "share": share,
-                "n_pairs": len(self.pairs)}
+                "table7": table7, "table5": table5}
 
     def supervised_runs(self, models: list[str], epochs: int) -> list[dict]:
         """:meth:`supervised` for every model and task, each cached as ``supervised/<model>__<task>.json``."""

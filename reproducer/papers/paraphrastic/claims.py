@@ -104,18 +104,6 @@ POINT_CLAIMS = {
     "length bins": ("PP beats both LSTMs in every length bin (Table 7; the smallest gap)", 0.0, False,
                     "\"they are still outperformed, at all lengths, by the paragram-phrase model\" (section 5; Table "
                     "7: smallest gap in the ≤ 4 bin, 72.7 vs 63.4)", 9.3),
-    "more pairs": ("Performance continually increases with more training pairs (Figure 1, random order: the "
-                   "smallest rise from one subset to the next)", 0.0, False,
-                   "\"performance continually increases as more training data is added\" (section 5.2.1, Figure 1)",
-                   None),
-    "few pairs": ("A few pairs already help: PP trained on the smallest random subset with at least the paper's 92 pairs "
-                  "beats its initial vectors (Figure 1: the gain, mean r × 100)", 0.0, False,
-                  "\"the sizable improvement (4 points) over the paragram-sl999 baseline by training on just 92 phrase "
-                  "pairs from PPDB\" (section 5.2.1)", 4.0),
-    "random order": ("Randomly ordered pairs are usually slightly better than confidence-ordered ones on the smaller "
-                     "subsets (Figure 1: the mean gap)", 0.0, False,
-                     "\"Performance of the randomly permuted data is usually slightly better than that of the ordered "
-                     "data\" (section 5.2.1)", None),
     "supervised SST-2": ("Supervised: an LSTM beats word averaging on SST-2 (Table 5: the best LSTM minus PP)", 0.0,
                          False, "\"for sentiment classification, the LSTM is much stronger than the averaging "
                                 "models\" (section 4.4; Table 5: 89.2 vs 83.0)", 6.2),
@@ -127,40 +115,92 @@ POINT_CLAIMS = {
                           False, "\"using word averaging as the compositional architecture outperforms the other "
                                  "architectures for similarity and entailment\" (section 4.4; Table 5: 84.6 vs DAN "
                                  "84.5)", 0.1),
-    "reweighting": ("At least 64.76% of PP's improvement over its initial vectors is due to weighting tokens "
-                    "(section 6: the share reweighting by PP's norms recovers)", 0.6476, False,
-                    "\"at least 64.76% of the improvement over the initial paragram-sl999 vectors is due to weighting "
-                    "tokens by their importance\" (section 6)", 0.6476),
 }
 #: The paper's smallest training subset in Figure 1 (section 5.2.1: "just 92 phrase pairs").
 PAPER_FEW_PAIRS = 92
+#: The suite of the initial vectors reweighted by PP's norms (section 6), in the claims' evidence.
+REWEIGHTED = "initial × PP weight"
+
+
+def figure1_name(order: str, pairs: int) -> str:
+    """The name of PP's suite at one point of Figure 1 in the claims' evidence (e.g. ``"PP on 633 random pairs"``)."""
+    return f"PP on {pairs} {order} pairs"
+
+
+def figure1_claims(sizes: list[int]) -> list:
+    """Wieting et al.'s claims on Figure 1 and section 6 as :class:`~reproducer.report.claims.Claim`, on the same
+    evidence as :func:`paraphrase_claims` (each point's similarity suite, :func:`figure1_name`; ``sizes``: Figure 1's
+    subset sizes, the full set last): performance continually increases with more pairs (the smallest rise between
+    neighbouring random subsets), a few pairs already help (the smallest random subset of at least
+    :data:`PAPER_FEW_PAIRS` against the initial vectors), random order is usually better than confidence order (the
+    mean gap over the smaller subsets), and section 6's share of PP's gain that reweighting the initial vectors by PP's
+    norms recovers. Every score is a mean over the datasets, resampled alike for every point and model."""
+    def mean(ev, name, r=False):
+        return np.asarray(ev.score(name, "T2", r))
+
+    def point(ev, order, n, r=False):
+        return mean(ev, figure1_name(order, n), r)
+
+    sizes = sorted(sizes)
+    few = next((n for n in sizes if n >= PAPER_FEW_PAIRS), None)  # none: a tiny training set (smoke)
+    smaller = sizes[:-1]
+
+    def rise(ev, r):
+        return np.minimum.reduce([point(ev, "random", b, r) - point(ev, "random", a, r)
+                                  for a, b in zip(sizes, sizes[1:])])
+
+    def share(ev, r):
+        initial = mean(ev, "initial vectors", r)
+        return (mean(ev, REWEIGHTED, r) - initial) / (mean(ev, "PP", r) - initial)
+
+    def points(order):
+        return lambda ev: f"{order}: " + ", ".join(f"{n} pairs {float(point(ev, order, n)):.1f}" for n in sizes)
+
+    claims = [
+        Claim("Performance continually increases with more training pairs (Figure 1, random order: the smallest rise "
+              "from one subset to the next)", rise,
+              paper="\"performance continually increases as more training data is added\" (section 5.2.1, Figure 1)",
+              numbers=points("random"), unit="{:+.1f}"),
+        Claim(f"A few pairs already help: PP trained on the smallest random subset with at least the paper's "
+              f"{PAPER_FEW_PAIRS} pairs beats its initial vectors (Figure 1: the gain, mean r × 100)",
+              lambda ev, r: point(ev, "random", few, r) - mean(ev, "initial vectors", r), effect=4.0,
+              paper="\"the sizable improvement (4 points) over the paragram-sl999 baseline by training on just 92 "
+                    "phrase pairs from PPDB\" (section 5.2.1)",
+              numbers=lambda ev: f"PP on {few} random pairs {float(point(ev, 'random', few)):.1f}, initial vectors "
+                                 f"{float(mean(ev, 'initial vectors')):.1f}", unit="{:+.1f}"),
+        Claim("Randomly ordered pairs are usually slightly better than confidence-ordered ones on the smaller subsets "
+              "(Figure 1: the mean gap)",
+              lambda ev, r: np.mean([point(ev, "random", n, r) - point(ev, "ordered", n, r) for n in smaller], axis=0),
+              paper="\"Performance of the randomly permuted data is usually slightly better than that of the ordered "
+                    "data\" (section 5.2.1)",
+              numbers=lambda ev: points("random")(ev) + "; " + points("ordered")(ev), unit="{:+.1f}"),
+        Claim("At least 64.76% of PP's improvement over its initial vectors is due to weighting tokens (section 6: "
+              "the share reweighting by PP's norms recovers)", share, threshold=0.6476, effect=0.6476, unit="{:.1%}",
+              paper="\"at least 64.76% of the improvement over the initial paragram-sl999 vectors is due to "
+                    "weighting tokens by their importance\" (section 6)",
+              numbers=lambda ev: f"initial vectors {float(mean(ev, 'initial vectors')):.1f}, reweighted "
+                                 f"{float(mean(ev, REWEIGHTED)):.1f}, PP {float(mean(ev, 'PP')):.1f}"),
+    ]
+    return [c for c in claims if few is not None or not c.claim.startswith("A few pairs")]
 
 
 def quantities(numbers: dict) -> dict[str, float]:
     """The :data:`POINT_CLAIMS` quantities of one seed's ``numbers``: ``in_domain`` (Table 3's test score per trained
-    model), ``initial_in_domain``, ``initial_mean`` (the initial vectors' mean over Figure 1's datasets), ``table7``
-    (models × length bins), ``figure1`` (``order, pairs, mean r``),
-    ``table5`` (models × SICK-R / SICK-E / SST2, PP first), ``share`` (section 6) and ``n_pairs``."""
-    in_domain, table7, fig1, table5 = numbers["in_domain"], numbers["table7"], numbers["figure1"], numbers["table5"]
+    model), ``initial_in_domain``, ``table7`` (models × length bins) and ``table5`` (models × SICK-R / SICK-E / SST2,
+    PP first)."""
+    in_domain, table7, table5 = numbers["in_domain"], numbers["table7"], numbers["table5"]
     lstm_bins = table7.loc[["LSTM (no o.g.)", "LSTM (o.g.)"]].max()
-    random = fig1[fig1.order == "random"].sort_values("pairs")
-    by_order = fig1.pivot(index="pairs", columns="order", values="mean r").drop(numbers["n_pairs"])
     lstms = [n for n in table5.index if n.startswith("LSTM")]
     others = [n for n in table5.index if n != "PP"]
     trained_lstms = [n for n in in_domain.index if n.startswith("LSTM")]
-    few = random[random.pairs >= PAPER_FEW_PAIRS].head(1)["mean r"]
     return {"in-domain spread": float(in_domain.max() - in_domain.min()),
             "in-domain LSTMs": float(in_domain[trained_lstms].max() - in_domain.drop(trained_lstms).max())
             if trained_lstms and len(in_domain) > len(trained_lstms) else float("nan"),
             "in-domain over initial": float(in_domain.min() - numbers["initial_in_domain"]),
             "length bins": float((table7.loc["PP"] - lstm_bins).min()),
-            "more pairs": float(random["mean r"].diff().min()) if len(random) > 1 else float("nan"),
-            "few pairs": float(few.iloc[0] - numbers["initial_mean"]) if len(few) else float("nan"),
-            "random order": float((by_order.random - by_order.ordered).mean()) if len(by_order) else float("nan"),
             "supervised SST-2": float(table5.loc[lstms, "SST2"].max() - table5.loc["PP", "SST2"]),
             "supervised SICK-R": float(table5.loc["PP", "SICK-R"] - table5.loc[others, "SICK-R"].max()),
-            "supervised SICK-E": float(table5.loc["PP", "SICK-E"] - table5.loc[others, "SICK-E"].max()),
-            "reweighting": float(numbers["share"])}
+            "supervised SICK-E": float(table5.loc["PP", "SICK-E"] - table5.loc[others, "SICK-E"].max())}
 
 
 def point_claims(numbers: dict, seeds: list[dict], paper: dict[str, str] | None = None,
@@ -173,7 +213,7 @@ def point_claims(numbers: dict, seeds: list[dict], paper: dict[str, str] | None 
     rows = []
     for key, (claim, threshold, at_most, wording, effect) in POINT_CLAIMS.items():
         values = [q[key] for q in per_seed]
-        unit = "{:.1%}" if key == "reweighting" else "{:+.1f}"
+        unit = "{:+.1f}"
         rows.append(seeds_point_claim(claim, ours[key], values, threshold, at_most=at_most, budget=budget, unit=unit,
                                       paper=(paper or {}).get(key, wording), effect=effect,
                                       numbers="seeds: " + ", ".join(unit.format(v) for v in values) if values else ""))
