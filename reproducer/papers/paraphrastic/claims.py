@@ -210,10 +210,9 @@ def point_claims(numbers: dict, seeds: list[dict], paper: dict[str, str] | None 
     main run's ``numbers`` alone with fewer than two seeds, with the paper's effect where it prints one; ``paper``:
     the paper's numbers in words, by quantity, in place of :data:`POINT_CLAIMS`' sentences."""
     ours, per_seed = quantities(numbers), [quantities(s) for s in seeds]
-    rows = []
+    rows, unit = [], "{:+.1f}"
     for key, (claim, threshold, at_most, wording, effect) in POINT_CLAIMS.items():
         values = [q[key] for q in per_seed]
-        unit = "{:+.1f}"
         rows.append(seeds_point_claim(claim, ours[key], values, threshold, at_most=at_most, budget=budget, unit=unit,
                                       paper=(paper or {}).get(key, wording), effect=effect,
                                       numbers="seeds: " + ", ".join(unit.format(v) for v in values) if values else ""))

@@ -26,8 +26,8 @@ from reproducer.evaluate.training_curve import held_out_loss
 from reproducer.files import read_json
 from reproducer.models import family
 from reproducer.models import family as family_of
-from reproducer.papers.quick_thoughts import PAPER
 from reproducer.notebook import results_root
+from reproducer.papers.quick_thoughts import PAPER
 from reproducer.presets import preset
 from reproducer.report.plots import curves, log_frame, task_curves
 from reproducer.report.published import published
@@ -305,9 +305,8 @@ class QuickThoughtModels(ChapterModels):
             self.analogy(name, () if name == "glove-bow" else None)
 
 
-
 def analogy_answers(models: "QuickThoughtModels") -> dict:
-    """The analogy claim's evidence of one seed (:func:`~reproducer.papers.quick_thoughts.claims.analogy_claim`):
+    """The analogy claim's evidence of one seed (:func:`~reproducer.papers.quick_thoughts.claims.analogy_claims`):
     ``models``' MC-QT answers and chapter 01's combine-skip answers of the same seed (its folder of the same name),
     each with the category of every question, when both answered the same questions; ``{}`` otherwise (a chapter not
     run, or run before every seed answered seed 0's questions)."""

@@ -39,12 +39,13 @@ def quick_thought_claims(*, classification: list[str], curve_tasks: list[str], p
     :func:`~reproducer.report.claims.check` on the evidence of each seed): Figure 2 at equal training time (uni-QT's
     encoder f against ST on ``curve_tasks``), combine-QT against its parts and MC-QT against the family (mean accuracy
     on ``classification``) and STS14 (Table 8, ``paper_sts``: the paper's Overall row; ``minutes``: each model's
-    training minutes, shown beside the family comparisons, whose budgets may differ at ``default``). Table 8 compares with Kiros et al.'s skip-thought model: ``skip_thought`` names ours, chapter
-    01's ``combine-skip`` in the evidence, or this chapter's ``"ST"`` where chapter 01 has not run at this preset (the
-    row says which); where it is chapter 01's, the evidence also holds chapter 01's ``uni-skip`` and ``bi-skip`` (and
-    ``glove-bow``), and two claims of section 4.4.1 join: each QT variant comparable to or better than the skip-thought
-    of its shape, and MC-QT above the previous methods (:data:`PRIOR_METHODS`). Each row quotes the paper and carries
-    its effect where Table 1 prints one. The speed claim has no test items: :func:`speed_claim`; the claims on models
+    training minutes, shown beside the family comparisons, whose budgets may differ at ``default``). Table 8 compares
+    with Kiros et al.'s skip-thought model: ``skip_thought`` names ours, chapter 01's ``combine-skip`` in the evidence,
+    or this chapter's ``"ST"`` where chapter 01 has not run at this preset (the row says which); where it is chapter
+    01's, the evidence also holds chapter 01's ``uni-skip`` and ``bi-skip`` (and ``glove-bow``), and two claims of
+    section 4.4.1 join: each QT variant comparable to or better than the skip-thought of its shape, and MC-QT above
+    the previous methods (:data:`PRIOR_METHODS`). Each row quotes the paper and carries its effect where Table 1
+    prints one. The speed claim has no test items: :func:`speed_claim`; the claims on models
     without training seeds: :func:`single_run_claims`; the analogies, which need chapter 01's answers:
     :func:`analogy_claims`."""
     def gap(ev, a, b, tasks, reps):
