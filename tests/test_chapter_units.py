@@ -717,16 +717,13 @@ def test_numbers_gather_the_point_claims_inputs_from_the_cached_units(results_di
     t.train_grid(explorer=False)
     t.unit("baselines", explorer=False)
     numbers = t.numbers()
-    assert set(numbers) == {"in_domain", "initial_in_domain", "table7", "table5"}
-    assert numbers["in_domain"].to_dict() == {n: r["suite"][-1]["score"] for n, r in t.best.items()}
-    assert numbers["initial_in_domain"] == 20.0
+    assert set(numbers) == {"table7", "table5"}
     assert numbers["table7"].loc["PP"].tolist() == pytest.approx([60.0] * numbers["table7"].shape[1])
     assert numbers["table5"].index.tolist() == list(pt.SUPERVISED) and numbers["table5"].loc["PP", "SICK-R"] == 80.0
     assert {c[3] for c in t.calls if c[0] == "supervised"} == {2}  # supervised_epochs
     q = pc.quantities(numbers)
     assert q["length bins"] == pytest.approx(10.0)
     assert q["supervised SST-2"] == pytest.approx(2.0) and q["supervised SICK-R"] == pytest.approx(-2.0)
-    assert q["in-domain over initial"] == pytest.approx(min(r["suite"][-1]["score"] for r in t.best.values()) - 20.0)
     # the suites the claims on Table 2, Figure 1 and section 6 resample, Figure 1's each with its points' suites
     suites = t.claim_suites(DATASETS)
     assert ("figure1", tuple(DATASETS), 3) in t.calls and t.run.path("figure1.json").is_file()
@@ -781,21 +778,36 @@ def test_paraphrase_claims_on_table2s_mean():
     assert noisy.outcome == "inconclusive" and noisy.value == pytest.approx(5.0) and noisy.low < 0 < noisy.high
 
 
-def point_numbers(lstm_sst: float = 85.0, initial: float = 35.0, spread: float = 0.0) -> dict:
-    in_domain = pd.Series({n: 40.0 + spread * i for i, n in enumerate(VARIANTS)})
+def point_numbers(lstm_sst: float = 85.0) -> dict:
     table7 = pd.DataFrame({"≤4": [60, 50, 50], "5": [61, 55, 52]}, index=["PP", "LSTM (no o.g.)", "LSTM (o.g.)"])
     table5 = pd.DataFrame({"SICK-R": [80, 70], "SICK-E": [80, 78], "SST2": [80, lstm_sst]}, index=["PP", "LSTM (o.g.)"])
-    return {"in_domain": in_domain, "initial_in_domain": initial, "table7": table7, "table5": table5}
+    return {"table7": table7, "table5": table5}
 
 
 def test_quantities_measure_each_point_claim():
-    q = pc.quantities(point_numbers(lstm_sst=75.0, initial=45.0, spread=1.0))
+    q = pc.quantities(point_numbers(lstm_sst=75.0))
     assert list(q) == list(pc.POINT_CLAIMS)
-    assert q == pytest.approx({"in-domain spread": 6.0,
-                               "in-domain LSTMs": 2.0,  # the better LSTM (o.g., 46) over the best other (iRNN, 44)
-                               "in-domain over initial": -5.0,
-                               "length bins": 6.0,  # PP − the better LSTM, in its worst bin (5: 61 − 55)
+    assert q == pytest.approx({"length bins": 6.0,  # PP − the better LSTM, in its worst bin (5: 61 − 55)
                                "supervised SST-2": -5.0, "supervised SICK-R": 10.0, "supervised SICK-E": 2.0})
+
+
+def test_in_domain_claims_read_each_models_score_and_replicates_on_the_same_pairs():
+    """Table 3's claims on the Pavlick test half: each model's Spearman ρ × 100 with replicates that resample the same
+    pairs for every model and seed (computed by the unit: pavlick_test_score), as Evidence's ``replicated``."""
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=1000)  # the pairs' resampling moves every model alike
+    levels = {n: 40.0 + i for i, n in enumerate(VARIANTS)} | {"initial vectors": 30.0}
+    ev = Evidence({}, replicated={(n, pc.IN_DOMAIN): (v, v + noise) for n, v in levels.items()})
+    assert ev.score("PP", pc.IN_DOMAIN) == 40.0 and (ev.score("PP", pc.IN_DOMAIN, True) == 40.0 + noise).all()
+    table = check(pc.in_domain_claims(list(VARIANTS)), ev)
+    # spread 46 − 40; the better LSTM (o.g., 46) over the best other (iRNN, 44); the worst (PP, 40) over 30
+    assert table.value.tolist() == pytest.approx([6.0, 2.0, 10.0])
+    assert outcomes(table) == ["not reproduced", "reproduced", "reproduced"]  # a spread above 5 in every replicate
+    assert table["paper's effect"].tolist() == ["+2.9", "+1.0", "+3.1"] and table.threshold.iloc[0] == "≤ 5"
+    assert table.numbers.iloc[2].endswith("initial vectors 30.0") and all(p.startswith('"') for p in table.paper)
+    noisy = Evidence({}, replicated={**ev.replicated, ("iRNN", pc.IN_DOMAIN): (44.0, 44.0 + 3 * rng.normal(size=1000))})
+    lstms = check(pc.in_domain_claims(list(VARIANTS))[1:2], noisy).iloc[0]
+    assert lstms.outcome == "inconclusive" and lstms.low < 0 < lstms.high  # the iRNN's own noise
 
 
 def figure1_evidence(points: dict, initial: float = 36.0, reweighted: float = 43.0, pp: float = 46.0,
@@ -836,14 +848,12 @@ def test_figure1_and_section_6_claims_resample_the_datasets_of_every_point():
 def test_point_claims_judge_the_seeds_mean_on_their_spread():
     table = pc.point_claims(point_numbers(), [])
     assert len(table) == len(pc.POINT_CLAIMS) and (table.noise == "one run").all() and (table.numbers == "").all()
-    assert outcomes(table) == ["reproduced"] * 7
-    assert table.threshold.tolist()[:2] == ["≤ 5", "≥ 0"]
-    # the paper's effect where it prints one (Table 3's spread, Table 5's gaps)
-    assert table["paper's effect"].tolist() == ["+2.9", "+1.0", "+3.1", "+9.3", "+6.2", "+0.4", "+0.1"]
+    assert outcomes(table) == ["reproduced"] * 4 and table.threshold.tolist()[:2] == ["≥ 0", "≥ 0"]
+    # the paper's effect where it prints one (Table 7's smallest gap, Table 5's gaps)
+    assert table["paper's effect"].tolist() == ["+9.3", "+6.2", "+0.4", "+0.1"]
     assert all(p.startswith('"') for p in table.paper)  # every row quotes the paper's sentence
-    worse = pc.point_claims(point_numbers(lstm_sst=75.0, initial=45.0, spread=2.0), [])
-    assert outcomes(worse) == ["not reproduced", "reproduced", "not reproduced", "reproduced", "not reproduced",
-                               "reproduced", "reproduced"]
+    worse = pc.point_claims(point_numbers(lstm_sst=75.0), [])
+    assert outcomes(worse) == ["reproduced", "not reproduced", "reproduced", "reproduced"]
     seeds = [point_numbers(lstm_sst=s) for s in (75.0, 85.0, 95.0)]  # SST-2 gaps -5, 5, 15 over the seeds
     judged = pc.point_claims(point_numbers(), seeds, paper={"supervised SST-2": "LSTM 89.2 vs 82.5"})
     sst = judged.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]]
@@ -854,7 +864,7 @@ def test_point_claims_judge_the_seeds_mean_on_their_spread():
     assert shifted.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]].value == pytest.approx(10.0)
     only_pp = point_numbers()
     only_pp["table5"] = only_pp["table5"].loc[["PP"]]  # no other model trained on the tasks: nothing to compare
-    assert pc.point_claims(only_pp, []).outcome.iloc[4:7].tolist() == ["not checked"] * 3
+    assert pc.point_claims(only_pp, []).outcome.iloc[1:4].tolist() == ["not checked"] * 3
 
 
 # === chapter 01: reproducer.papers.skip_thoughts.chapter ====================================================================

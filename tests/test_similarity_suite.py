@@ -25,3 +25,21 @@ def test_suite_covers_the_papers_datasets_and_matches_the_harness():
     assert abs(row - 100 * harness["headlines.pearson"]) < 1e-6
     mean14 = suite[(suite.task == "STS14") & (suite.dataset == "average")].score.item()
     assert abs(mean14 - 100 * harness["mean.pearson"]) < 1e-6  # the paper's average = the unweighted mean
+
+
+def test_pavlick_test_score_is_the_suites_test_half_with_paired_replicates():
+    """Table 3's score with its replicates (chapter 03's in-domain claims): the suite's PPDB test row, on the half
+    split with seed 0 for every training seed, and replicates that resample the same pairs for every encoder."""
+    from reproducer.encoders.baselines import load_baseline
+    from reproducer.evaluate.similarity import pavlick_test_score
+
+    glove = load_baseline("glove-bow")
+    score = pavlick_test_score(glove, config="smoke")
+    suite = similarity_suite(glove, config="smoke")
+    row = suite[(suite.task == "PPDB") & (suite.dataset == "test")].score.item()
+    assert score["pairs"] == 400 and abs(score["spearman"] - row) < 1e-9
+    reps = np.asarray(score["replicates"])
+    assert reps.shape == (1000,) and abs(np.median(reps) - row) < 3 and reps.std() > 0.5
+    assert score["replicates"][0] == float(f"{reps[0]:.4g}")  # 4 significant digits
+    again = pavlick_test_score(glove, config="smoke")
+    assert again == score  # the same pairs, the same resamples: paired across encoders and seeds

@@ -31,6 +31,22 @@ def pavlick_halves(seed: int = 0) -> dict[str, list]:
     return {"dev": [pairs[i] for i in order[:half]], "test": [pairs[i] for i in order[half:]], "all": pairs}
 
 
+def pavlick_test_score(encoder, *, config: str = "paper", batch_size: int = 256, resamples: int = 1000) -> dict:
+    """Table 3's score of ``encoder``: Spearman's ρ × 100 of its cosines on the ``test`` half of the Pavlick et al.
+    pairs split with seed 0 (the same pairs for every training seed: :func:`pavlick_halves`), with ``resamples``
+    bootstrap replicates that resample the pairs (:func:`~reproducer.evaluate.uncertainty.item_replicates`, paired
+    across encoders and seeds; 4 significant digits): ``{"spearman", "pairs", "replicates"}``. Of ``config`` only its
+    sample matters, as in :func:`similarity_suite`."""
+    from reproducer.evaluate.uncertainty import item_replicates
+
+    pairs = CONFIGS[config].sample(pavlick_halves(0)["test"])
+    a, b, gold = [p.a for p in pairs], [p.b for p in pairs], [p.score for p in pairs]
+    scores = _cosine_scores(encode_unique(encoder, list(dict.fromkeys(a + b)), batch_size), a, b, gold)
+    replicates = 100 * item_replicates("spearman", scores["_items"], "PPDB test", resamples)
+    return {"spearman": 100 * scores["spearman"], "pairs": len(pairs),
+            "replicates": [float(f"{v:.4g}") for v in replicates]}
+
+
 def _cosine_scores(table: dict, a: list[str], b: list[str], gold) -> dict[str, float]:
     return cosine_correlations(np.stack([table[s] for s in a]), np.stack([table[s] for s in b]),
                                np.asarray(gold, dtype=float))

@@ -75,17 +75,23 @@ def task_replicates(results, task: str, resamples: int = 1000, seed: int = 0) ->
     indices depend only on the task, the item count and ``seed``, so two encoders' replicates on one task are
     **paired** (the same resampled test sets): subtract them for the replicates of a difference, average them over
     tasks for a mean over tasks (each task resampled independently)."""
-    import zlib
-
-
     items = results.items.get(task)
     if items is None:
         raise ReproducerError(f"{results.encoder} has no per-item outcomes on {task}: evaluate it again (results "
                               "stored before per-item outcomes were kept have none).")
+    return item_replicates(TASKS[task].main_metric, items, task, resamples, seed)
+
+
+def item_replicates(metric: str, items: dict, key: str, resamples: int = 1000, seed: int = 0) -> np.ndarray:
+    """``resamples`` bootstrap replicates of ``metric`` (e.g. ``"spearman"``) on per-item outcomes ``items``
+    (:mod:`reproducer.evaluate.items`), resampling the items with indices that depend only on ``key``, the item count
+    and ``seed``: two encoders scored on the same items under the same ``key`` get paired replicates."""
+    import zlib
+
     a = arrays(items)
     n = len(a["correct"] if "correct" in a else a["pred"])
-    rng = np.random.default_rng([seed, zlib.crc32(task.encode()), n])
-    return main_score(TASKS[task].main_metric, items, rng.integers(0, n, size=(resamples, n)))
+    rng = np.random.default_rng([seed, zlib.crc32(key.encode()), n])
+    return main_score(metric, items, rng.integers(0, n, size=(resamples, n)))
 
 
 def judge(value: float, replicates=None, seed_values=None, threshold: float = 0.0, level: float = 0.95,

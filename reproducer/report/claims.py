@@ -47,12 +47,17 @@ class Evidence:
     """One seed's scores: ``results`` maps model name → :class:`~reproducer.evaluate.harness.Results` (with per-item
     outcomes); ``analogies`` maps model name → its analogy answers (with ``hits``: the task ``analogy``);
     ``samples`` maps (model name, key) → per-unit values whose mean is the score (e.g. the per-dataset correlations
-    × 100 of a similarity suite: resampling the datasets). :meth:`score` gives a main score in points, or with
+    × 100 of a similarity suite: resampling the datasets); ``replicated`` maps (model name, key) → a score computed
+    elsewhere with its :data:`RESAMPLES` paired replicates (``(value, replicates)``, e.g.
+    :func:`~reproducer.evaluate.similarity.pavlick_test_score`). :meth:`score` gives a main score in points, or with
     ``replicates=True`` its :data:`RESAMPLES` paired bootstrap replicates."""
 
-    def __init__(self, results: dict, analogies: dict | None = None, *, samples: dict | None = None, seed: int = 0):
+    def __init__(self, results: dict, analogies: dict | None = None, *, samples: dict | None = None,
+                 replicated: dict | None = None, seed: int = 0):
         self.results, self.analogies, self.seed = dict(results), dict(analogies or {}), seed
         self.samples = {key: np.asarray(values, dtype=float) for key, values in (samples or {}).items()}
+        self.replicated = {key: (float(value), np.asarray(reps, dtype=float))
+                           for key, (value, reps) in (replicated or {}).items()}
         self._cache: dict = {}
 
     def score(self, name: str, task: str, replicates: bool = False):
@@ -60,6 +65,8 @@ class Evidence:
         if key not in self._cache:
             if (name, task) in self.samples:
                 self._cache[key] = _resampled_mean(self.samples[name, task], task, replicates)
+            elif (name, task) in self.replicated:
+                self._cache[key] = self.replicated[name, task][1 if replicates else 0]
             elif task in ("analogy", ANALOGY_CATEGORIES):
                 answers = self.analogies[name]
                 hits = (np.frombuffer(answers["hits"].encode("ascii"), dtype=np.uint8) == ord("1")).astype(float)

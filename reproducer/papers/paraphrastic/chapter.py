@@ -22,7 +22,7 @@ from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes
 from reproducer.files import read_json, stored_json, write_json
 from reproducer.models import family, published_names
 from reproducer.notebook import results_root, slug
-from reproducer.papers.paraphrastic.claims import REWEIGHTED, figure1_name
+from reproducer.papers.paraphrastic.claims import IN_DOMAIN, REWEIGHTED, figure1_name
 from reproducer.papers.paraphrastic.objective import (
     NEGATIVE_MODES,
     VARIANTS,  # our model -> its CompositionalConfig options
@@ -32,7 +32,6 @@ from reproducer.papers.paraphrastic.objective import (
 )
 from reproducer.papers.paraphrastic.supervised import SupervisedModel, fit_supervised, task_data
 from reproducer.papers.paraphrastic.tables import (
-    in_domain_table,
     length_tables,
     ppdb_score,
     suite_mean,
@@ -460,19 +459,33 @@ class ParaphraseTraining:
         """Table 5's models (PP and the LSTM without output gate at ``smoke``)."""
         return ["PP", "LSTM (no o.g.)"] if self.smoke else list(SUPERVISED)
 
+    def in_domain(self, name: str) -> dict:
+        """Table 3's score of ``name`` (a chosen model or the initial vectors) with its bootstrap replicates, on the
+        Pavlick test half split alike for every seed (:func:`~reproducer.evaluate.similarity.pavlick_test_score`):
+        ``in_domain_<name>.json``. Needs the model's encoder (this kernel's, saved, or its configuration trained
+        again: its checkpoint resumes)."""
+        from reproducer.evaluate.similarity import pavlick_test_score
+
+        return self.run.json(f"in_domain_{file_key(name)}", lambda: pavlick_test_score(
+            self.encoder(name), config=self.settings().eval_config))
+
+    def in_domain_scores(self) -> dict:
+        """The evidence of Table 3's claims (:func:`~reproducer.papers.paraphrastic.claims.in_domain_claims`):
+        (model, :data:`~reproducer.papers.paraphrastic.claims.IN_DOMAIN`) → (score, replicates) of every chosen model
+        and the initial vectors (:meth:`in_domain`)."""
+        return {(n, IN_DOMAIN): (r["spearman"], r["replicates"])
+                for n in [*self.best, "initial vectors"] if (r := self.in_domain(n))}
+
     def numbers(self) -> dict:
         """What the chapter's claims without test items are measured on (after :meth:`unit` of every model and the
-        baselines): Table 3's test scores, Table 7 and Table 5, each read from (or, when missing, computed into) this
-        training's results (:func:`~reproducer.papers.paraphrastic.claims.quantities`)."""
+        baselines): Table 7 and Table 5, each read from (or, when missing, computed into) this training's results
+        (:func:`~reproducer.papers.paraphrastic.claims.quantities`)."""
         names = paper_names()
-        baselines = self.baseline_suites()
-        table3 = in_domain_table(self.runs, self.best, baselines, names)
         lengths = {n: names[n] for n in LENGTH_MODELS}
         table7 = length_tables(pd.concat([self.length_bins(n) for n in lengths], ignore_index=True), lengths)[0]
         models = self.supervised_models()
         table5 = supervised_tables(self.supervised_runs(models, self.supervised_epochs), models)[0]
-        return {"in_domain": table3.loc[list(self.best), "test"], "initial_in_domain": table3.loc["initial vectors", "test"],
-                "table7": table7, "table5": table5}
+        return {"table7": table7, "table5": table5}
 
     def supervised_runs(self, models: list[str], epochs: int) -> list[dict]:
         """:meth:`supervised` for every model and task, each cached as ``supervised/<model>__<task>.json``."""
