@@ -65,6 +65,28 @@ def binned_correlations(u: np.ndarray, v: np.ndarray, gold: np.ndarray, lengths:
     return pd.DataFrame(rows)
 
 
+def length_bin_replicates(encoder, pairs: pd.DataFrame, edges: Sequence[int] = DEFAULT_EDGES, resamples: int = 1000,
+                          batch_size: int = 256) -> dict[str, dict]:
+    """Per length bin of ``pairs`` (as :func:`length_bin_scores`): Pearson's r × 100 of ``encoder``'s cosines and its
+    ``resamples`` bootstrap replicates, which resample the bin's pairs with indices that depend only on the bin and its
+    size (:func:`~reproducer.evaluate.uncertainty.item_replicates`: paired across encoders and training seeds; 4
+    significant digits). Bins with fewer than two pairs are left out."""
+    from reproducer.evaluate.uncertainty import item_replicates
+
+    table = encode_unique(encoder, list(dict.fromkeys([*pairs.a, *pairs.b])), batch_size, progress=False)
+    u, v = np.stack([table[s] for s in pairs.a]), np.stack([table[s] for s in pairs.b])
+    gold, bins = pairs.score.to_numpy(float), length_bin(pairs.length.to_numpy(), edges)
+    out = {}
+    for label in bin_labels(edges):
+        chosen = bins == label
+        if chosen.sum() > 1:
+            scores = cosine_correlations(u[chosen], v[chosen], gold[chosen])
+            replicates = 100 * item_replicates("pearson", scores["_items"], f"length bin {label}", resamples)
+            out[label] = {"pearson": 100 * scores["pearson"], "n": int(chosen.sum()),
+                          "replicates": [float(f"{r:.4g}") for r in replicates]}
+    return out
+
+
 def length_bin_scores(encoder, pairs: pd.DataFrame, edges: Sequence[int] = DEFAULT_EDGES,
                       batch_size: int = 256) -> pd.DataFrame:
     """:func:`binned_correlations` of an encoder on ``pairs`` (a frame with ``a, b, score, length``, e.g.

@@ -22,7 +22,13 @@ from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes
 from reproducer.files import read_json, stored_json, write_json
 from reproducer.models import family, published_names
 from reproducer.notebook import results_root, slug
-from reproducer.papers.paraphrastic.claims import IN_DOMAIN, REWEIGHTED, figure1_name
+from reproducer.papers.paraphrastic.claims import (
+    IN_DOMAIN,
+    LENGTH_CLAIM_MODELS,
+    REWEIGHTED,
+    figure1_name,
+    length_key,
+)
 from reproducer.papers.paraphrastic.objective import (
     NEGATIVE_MODES,
     VARIANTS,  # our model -> its CompositionalConfig options
@@ -32,7 +38,6 @@ from reproducer.papers.paraphrastic.objective import (
 )
 from reproducer.papers.paraphrastic.supervised import SupervisedModel, fit_supervised, task_data
 from reproducer.papers.paraphrastic.tables import (
-    length_tables,
     ppdb_score,
     suite_mean,
 )
@@ -176,8 +181,8 @@ class ParaphraseTraining:
             self.pp_word_table("word_weights", self.word_weight_extremes)
             self.run.json("norm_analysis", self.reweighted_suite)
 
-    #: What the chapter caches of a model's chosen configuration (per model: ``<kind>_<model>``).
-    CHOSEN_PRODUCTS = ("length_bins", "neighbours")
+    #: What the chapter caches of a model's chosen configuration (per model, ``{}`` its :func:`file_key`).
+    CHOSEN_PRODUCTS = ("length_bins_{}.csv", "neighbours_{}.csv", "length_replicates_{}.json", "in_domain_{}.json")
     #: What it caches of PP's chosen configuration alone: its word-level analyses, Figure 1 (PP's configuration on the
     #: nested subsets) and its transfer scores.
     PP_PRODUCTS = ("table8_neighbours.json", "word_weights.json", "norm_analysis.json", "figure1.json", "eval_PP.json")
@@ -190,7 +195,7 @@ class ParaphraseTraining:
         path, chosen = self.run.path("choices.json"), self.best[name]["config"]
         choices = read_json(path) if path.is_file() else {}
         if choices.get(name, chosen) != chosen:
-            products = [f"{kind}_{file_key(name)}.csv" for kind in self.CHOSEN_PRODUCTS]
+            products = [kind.format(file_key(name)) for kind in self.CHOSEN_PRODUCTS]
             for stale in [*(self.run.path(f) for f in products + list(self.PP_PRODUCTS if name == "PP" else ())),
                           self.run.bundle_path(name)]:
                 found = stored_json(stale) if stale.suffix == ".json" else (stale if stale.is_file() else None)
@@ -469,6 +474,25 @@ class ParaphraseTraining:
         return self.run.json(f"in_domain_{file_key(name)}", lambda: pavlick_test_score(
             self.encoder(name), config=self.settings().eval_config))
 
+    def length_replicates(self, name: str) -> dict:
+        """Table 7's Pearson's r × 100 of ``name`` in each length bin with its bootstrap replicates
+        (:func:`~reproducer.evaluate.length_bins.length_bin_replicates`, on Table 7's STS 2012-2015 pairs):
+        ``length_replicates_<name>.json``. Needs the model's encoder, as :meth:`in_domain`."""
+        from reproducer.evaluate.length_bins import length_bin_replicates, sts_pairs
+        from reproducer.evaluate.similarity import YEARS
+
+        return self.run.json(f"length_replicates_{file_key(name)}", lambda: length_bin_replicates(
+            self.encoder(name), sts_pairs(YEARS)))
+
+    def replicated_scores(self) -> dict:
+        """The evidence of the claims on Tables 3 and 7 (:func:`~reproducer.papers.paraphrastic.claims.in_domain_claims`,
+        :func:`~reproducer.papers.paraphrastic.claims.length_bin_claim`): (model, key) → (score, replicates) of
+        :meth:`in_domain_scores` and, for PP and the LSTMs, of each length bin (:meth:`length_replicates`; the key
+        :func:`~reproducer.papers.paraphrastic.claims.length_key`)."""
+        bins = {(n, length_key(b)): (v["pearson"], v["replicates"])
+                for n in LENGTH_CLAIM_MODELS for b, v in self.length_replicates(n).items()}
+        return self.in_domain_scores() | bins
+
     def in_domain_scores(self) -> dict:
         """The evidence of Table 3's claims (:func:`~reproducer.papers.paraphrastic.claims.in_domain_claims`):
         (model, :data:`~reproducer.papers.paraphrastic.claims.IN_DOMAIN`) → (score, replicates) of every chosen model
@@ -478,14 +502,10 @@ class ParaphraseTraining:
 
     def numbers(self) -> dict:
         """What the chapter's claims without test items are measured on (after :meth:`unit` of every model and the
-        baselines): Table 7 and Table 5, each read from (or, when missing, computed into) this training's results
+        baselines): Table 5, read from (or, when missing, computed into) this training's results
         (:func:`~reproducer.papers.paraphrastic.claims.quantities`)."""
-        names = paper_names()
-        lengths = {n: names[n] for n in LENGTH_MODELS}
-        table7 = length_tables(pd.concat([self.length_bins(n) for n in lengths], ignore_index=True), lengths)[0]
         models = self.supervised_models()
-        table5 = supervised_tables(self.supervised_runs(models, self.supervised_epochs), models)[0]
-        return {"table7": table7, "table5": table5}
+        return {"table5": supervised_tables(self.supervised_runs(models, self.supervised_epochs), models)[0]}
 
     def supervised_runs(self, models: list[str], epochs: int) -> list[dict]:
         """:meth:`supervised` for every model and task, each cached as ``supervised/<model>__<task>.json``."""
