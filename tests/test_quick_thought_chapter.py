@@ -701,7 +701,8 @@ def test_the_category_mean_is_paired_across_models_and_weighs_every_category_ali
     from reproducer.report.claims import ANALOGY_CATEGORIES, Evidence
 
     categories = ["a"] * 3 + ["b"]
-    ev = Evidence({}, {"x": {"hits": "1101", "categories": categories}, "y": {"hits": "1101", "categories": categories}})
+    answers = {"hits": "1101", "categories": categories}
+    ev = Evidence({}, {"x": answers, "y": dict(answers)})
     assert ev.score("x", ANALOGY_CATEGORIES) == pytest.approx(100 * (2 / 3 + 1) / 2)
     assert ev.score("x", "analogy") == pytest.approx(75.0)  # over the questions
     x, y = ev.score("x", ANALOGY_CATEGORIES, True), ev.score("y", ANALOGY_CATEGORIES, True)

@@ -485,7 +485,8 @@ class ParaphraseTraining:
             self.encoder(name), sts_pairs(YEARS)))
 
     def replicated_scores(self) -> dict:
-        """The evidence of the claims on Tables 3 and 7 (:func:`~reproducer.papers.paraphrastic.claims.in_domain_claims`,
+        """The evidence of the claims on Tables 3 and 7
+        (:func:`~reproducer.papers.paraphrastic.claims.in_domain_claims`,
         :func:`~reproducer.papers.paraphrastic.claims.length_bin_claim`): (model, key) → (score, replicates) of
         :meth:`in_domain_scores` and, for PP and the LSTMs, of each length bin (:meth:`length_replicates`; the key
         :func:`~reproducer.papers.paraphrastic.claims.length_key`)."""

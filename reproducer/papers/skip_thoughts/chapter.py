@@ -38,7 +38,7 @@ class SkipThoughtModels(ChapterModels):
     #: STS14, and the tasks chapter 05's Table 1 reads for combine-skip (SST-2, SICK-E)
     EXTRA_TASKS = ("STS14", "SST2", "SICK-E")
     #: Every seed answers the same analogy questions (mined from the training corpus with seed 0), as Logeswaran &
-    #: Lee's Table 6 compares MC-QT with combine-skip on one question set (chapter 02's analogy claim reads the answers).
+    #: Lee's Table 6 compares MC-QT with combine-skip on one question set (read by chapter 02's analogy claim).
     QUESTION_SEED = 0
 
     @functools.cached_property
