@@ -320,6 +320,7 @@ def test_search_explorer_finds_any_pool_sentence_offline_from_file(local_browser
                                     display=str.capitalize, note="A toy pool.")
     tag = '<script src="../_static/explorer_toy.js"></script>'
     assert tag in page.data
+    explorer.unpack_explorers(tmp_path / "_static", tmp_path / "_static")  # as the book does when it is built
     (tmp_path / "notebooks").mkdir()
     for name, markup in [("index.html", page.data),  # the data script runs first, as in the book
                          ("late.html", page.data.replace(tag, "") + tag)]:  # or after the page's script

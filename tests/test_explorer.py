@@ -20,6 +20,7 @@ from reproducer.report.explorer import (
     readable,
     search_explorer,
     static_explorer,
+    unpack_explorers,
 )
 
 VECTORS = {"a cat sat": [1, 0, 0], "a kitten sat": [0.9, 0.1, 0], "dogs bark": [0, 1, 0],
@@ -179,9 +180,17 @@ def _decode(text: str, width: int) -> list[int]:
     return values
 
 
+def _script(path) -> str:
+    """The text of an explorer's data script, stored gzip-compressed (``.js.gz``) or unpacked (``.js``)."""
+    import gzip
+
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.name.endswith(".gz") else data).decode("utf-8")
+
+
 def _payload(path, key):
     prefix = f'window.REPRODUCER_EXPLORERS["{key}"] = '
-    line = next(line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith(prefix))
+    line = next(line for line in _script(path).splitlines() if line.startswith(prefix))
     return json.loads(line[len(prefix):].rstrip(";"))
 
 
@@ -192,8 +201,9 @@ def test_search_explorer_writes_its_data_file(indexes, tmp_path):
                   for name, v in [("toy", vectors), ("flipped", vectors[:, ::-1])]}
     page = search_explorer(pool, neighbours, key="toy-1", folder=tmp_path / "static", display=str.upper,
                            note="toy <note>", k=2)
-    assert page.data_file == tmp_path / "static" / "explorer_toy-1.js"
-    text = page.data_file.read_text(encoding="ascii")
+    assert page.data_file == tmp_path / "static" / "explorer_toy-1.js.gz"  # compressed: the book unpacks it
+    text = _script(page.data_file)
+    assert text.isascii()
     assert text.startswith("// ") and "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};" in text
     assert "</script>" not in text.lower() and "<" not in text  # cannot close a script, whatever the sentences
     data = _payload(page.data_file, "toy-1")
@@ -211,6 +221,12 @@ def test_search_explorer_writes_its_data_file(indexes, tmp_path):
     assert "fetch(" not in markup and "XMLHttpRequest" not in markup
     other = search_explorer(pool, neighbours, key="toy-1", folder=tmp_path, src_prefix="data/")
     assert '<script src="data/explorer_toy-1.js">' in other.data and _payload(other.data_file, "toy-1")["k"] == 3
+    # the book unpacks every explorer's data into its _static/ (book/_ext/explorer_data.py), byte for byte
+    again = search_explorer(pool, neighbours, key="toy-1", folder=tmp_path / "static", display=str.upper, k=2)
+    assert page.data_file.read_bytes() == again.data_file.read_bytes()  # the same bytes every run
+    unpacked = unpack_explorers(tmp_path / "static", tmp_path / "site" / "_static")
+    assert unpacked == [tmp_path / "site" / "_static" / "explorer_toy-1.js"]
+    assert unpacked[0].read_text(encoding="utf-8") == text
 
 
 def test_search_explorer_refuses_bad_input(indexes, tmp_path):

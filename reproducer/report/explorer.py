@@ -18,6 +18,7 @@ Logeswaran & Lee 2018 Table 5).
 """
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import re
@@ -32,7 +33,7 @@ from sklearn.preprocessing import normalize
 
 from reproducer.encoders.base import Encoder
 from reproducer.errors import ReproducerError
-from reproducer.files import write_text
+from reproducer.files import atomic_path
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -243,13 +244,14 @@ def search_explorer(pool: list[str], neighbours: dict[str, dict], *, key: str, f
     its :func:`pool_neighbours` (first ``k`` shown; all by default); ``display`` maps a sentence to the
     text shown and searched (e.g. :func:`readable`).
 
-    The data go to ``<folder>/explorer_<key>.js``, a script that sets
+    The data go to ``<folder>/explorer_<key>.js.gz``, a gzip-compressed script (half the size: the repository and the
+    GPU pack must fit one device call's 64 MiB; the book unpacks it, :func:`unpack_explorers`) that sets
     ``window.REPRODUCER_EXPLORERS[key]`` to ``{"k", "sentences", "models": [{"name", "ids", "cosines"}]}``:
     the displayed sentences once, and per model its neighbour ids (3 base-64 digits each) and cosines
     (``1000 * cosine + 1000``, 2 digits each) as strings, row-major (sentence, rank). Digits ``A-Z a-z 0-9
     + /``, most significant first. The page loads it from ``src_prefix + "explorer_<key>.js"``: the book
-    copies ``folder`` into ``_static/`` (``html_static_path``) and chapters sit one level below the site's
-    root. Returns an ``IPython.display.HTML``; its ``data_file`` is the path written."""
+    unpacks ``folder`` into its ``_static/`` and chapters sit one level below the site's root. Returns an
+    ``IPython.display.HTML``; its ``data_file`` is the path written."""
     from IPython.display import HTML
 
     if not re.fullmatch(r"[A-Za-z0-9_-]+", key or ""):
@@ -262,12 +264,14 @@ def search_explorer(pool: list[str], neighbours: dict[str, dict], *, key: str, f
         models.append({"name": str(name), "ids": _numerals(np.asarray(found["ids"])[:, :k], _ID_DIGITS),
                        "cosines": _numerals(cosines.astype(np.int64) + 1000, _COSINE_DIGITS)})
     data = {"k": k, "sentences": [display(s) for s in pool], "models": models}
-    data_file = Path(folder) / f"explorer_{key}.js"
-    write_text(data_file, "// Data of a nearest-neighbour search explorer (reproducer.report.explorer.search_explorer).\n"
-                          "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};\n"
-                          f'window.REPRODUCER_EXPLORERS["{key}"] = {_script_json(data)};\n')
+    data_file = Path(folder) / f"explorer_{key}.js.gz"
+    script = ("// Data of a nearest-neighbour search explorer (reproducer.report.explorer.search_explorer).\n"
+              "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};\n"
+              f'window.REPRODUCER_EXPLORERS["{key}"] = {_script_json(data)};\n')
+    with atomic_path(data_file) as tmp:
+        tmp.write_bytes(gzip.compress(script.encode("utf-8"), compresslevel=9, mtime=0))  # the same bytes every run
 
-    src = src_prefix + data_file.name
+    src = src_prefix + data_file.name.removesuffix(".gz")
     settings = _script_json({"key": key, "id": f"nn-search-{key}", "src": src, "hits": _SEARCH_HITS,
                              "digits": _DIGITS, "idDigits": _ID_DIGITS, "cosineDigits": _COSINE_DIGITS})
     label = f"Search the {len(pool):,} held-out sentences"
@@ -282,6 +286,19 @@ def search_explorer(pool: list[str], neighbours: dict[str, dict], *, key: str, f
     page.data_file = data_file
     return page
 
+
+
+def unpack_explorers(folder: str | Path, out: str | Path) -> list[Path]:
+    """Every search explorer's data in ``folder`` (``explorer_<key>.js.gz``: :func:`search_explorer`) unpacked into
+    ``out`` as the script a page loads (``explorer_<key>.js``); returns the scripts written. The book calls it when
+    it is built (``book/_ext/explorer_data.py``), into its ``_static/``."""
+    written = []
+    for packed in sorted(Path(folder).glob("explorer_*.js.gz")):
+        script = Path(out) / packed.name.removesuffix(".gz")
+        with atomic_path(script) as tmp:
+            tmp.write_bytes(gzip.decompress(packed.read_bytes()))
+        written.append(script)
+    return written
 
 _SEARCH_STYLE = (
     "<style>.nn-search-input{width:95%;padding:4px 6px;font-size:100%}"
