@@ -73,8 +73,7 @@ def length_bin_replicates(encoder, pairs: pd.DataFrame, edges: Sequence[int] = D
     significant digits). Bins with fewer than two pairs are left out."""
     from reproducer.evaluate.uncertainty import item_replicates
 
-    table = encode_unique(encoder, list(dict.fromkeys([*pairs.a, *pairs.b])), batch_size, progress=False)
-    u, v = np.stack([table[s] for s in pairs.a]), np.stack([table[s] for s in pairs.b])
+    u, v = _encoded(encoder, pairs, batch_size)
     gold, bins = pairs.score.to_numpy(float), length_bin(pairs.length.to_numpy(), edges)
     out = {}
     for label in bin_labels(edges):
@@ -91,6 +90,11 @@ def length_bin_scores(encoder, pairs: pd.DataFrame, edges: Sequence[int] = DEFAU
                       batch_size: int = 256) -> pd.DataFrame:
     """:func:`binned_correlations` of an encoder on ``pairs`` (a frame with ``a, b, score, length``, e.g.
     :func:`sts_pairs`); each distinct sentence is encoded once."""
-    table = encode_unique(encoder, list(dict.fromkeys([*pairs.a, *pairs.b])), batch_size, progress=False)
-    u, v = np.stack([table[s] for s in pairs.a]), np.stack([table[s] for s in pairs.b])
+    u, v = _encoded(encoder, pairs, batch_size)
     return binned_correlations(u, v, pairs.score.to_numpy(float), pairs.length.to_numpy(), edges)
+
+
+def _encoded(encoder, pairs: pd.DataFrame, batch_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The vectors of ``pairs``' first and second sentences, each distinct sentence encoded once."""
+    table = encode_unique(encoder, list(dict.fromkeys([*pairs.a, *pairs.b])), batch_size, progress=False)
+    return np.stack([table[s] for s in pairs.a]), np.stack([table[s] for s in pairs.b])

@@ -116,10 +116,7 @@ def _category_mean(values: np.ndarray, categories: list[str], key: str, replicat
         raise ReproducerError(f"{len(values)} outcomes but {len(codes)} categories.")
     if not replicates:
         return float(np.mean([values[codes == c].mean() for c in range(codes.max() + 1)]))
-    import zlib
-
-    rng = np.random.default_rng([0, len(values), zlib.crc32(key.encode())])
-    drawn = rng.integers(0, len(values), size=(RESAMPLES, len(values)))
+    drawn = _draws(len(values), key)
     means = [np.where(codes[drawn] == c, values[drawn], 0.0).sum(-1) / np.maximum((codes[drawn] == c).sum(-1), 1)
              for c in range(codes.max() + 1)]
     return np.mean(means, axis=0)
@@ -127,13 +124,16 @@ def _category_mean(values: np.ndarray, categories: list[str], key: str, replicat
 
 def _resampled_mean(values: np.ndarray, key: str, replicates: bool):
     """The mean of per-unit ``values``, or its bootstrap replicates; the resampled units depend only on ``key`` and
-    the number of units, so two models' replicates of the same key are paired."""
+    the number of units (:func:`_draws`), so two models' replicates of the same key are paired."""
+    return values[_draws(len(values), key)].mean(-1) if replicates else float(values.mean())
+
+
+def _draws(n: int, key: str) -> np.ndarray:
+    """The :data:`RESAMPLES` × ``n`` unit indices of the bootstrap over ``n`` units under ``key``: the same for every
+    model, so their replicates are paired."""
     import zlib
 
-    if not replicates:
-        return float(values.mean())
-    rng = np.random.default_rng([0, len(values), zlib.crc32(key.encode())])
-    return values[rng.integers(0, len(values), size=(RESAMPLES, len(values)))].mean(-1)
+    return np.random.default_rng([0, n, zlib.crc32(key.encode())]).integers(0, n, size=(RESAMPLES, n))
 
 
 @dataclass(frozen=True)
