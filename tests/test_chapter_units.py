@@ -544,7 +544,8 @@ class UnitTraining(pt.ParaphraseTraining):
     def supervised(self, name, task, epochs):
         self.calls.append(("supervised", name, task, epochs))
         test = {"PP": 80.0, "LSTM (no o.g.)": 82.0}.get(name, 70.0) + list(pt.TASKS).index(task)
-        return {"model": name, "task": task, "optimiser": "Adam 0.001", "test": test, "dev": test}
+        return {"model": name, "task": task, "optimiser": "Adam 0.001", "test": test, "dev": test,
+                "replicates": [test - 1.0, test + 1.0]}
 
     def figure1(self, datasets, epochs):
         self.calls.append(("figure1", tuple(datasets), epochs))
@@ -712,16 +713,16 @@ def test_the_claims_seeds_train_the_main_runs_choices_and_forget_what_another_ch
         training(planned.run, choices={**choices, "DAN": "MIX, lr=9"}).train_grid(explorer=False)
 
 
-def test_numbers_gather_the_point_claims_inputs_from_the_cached_units(results_dir, products):
+def test_table5_evidence_gathers_each_supervised_run_with_its_replicates_from_the_cached_units(results_dir, products):
     t = training(NotebookRun("03_paraphrastic", "default"), supervised_epochs=2)
     t.train_grid(explorer=False)
     t.unit("baselines", explorer=False)
-    numbers = t.numbers()
-    assert set(numbers) == {"table5"}
-    assert numbers["table5"].index.tolist() == list(pt.SUPERVISED) and numbers["table5"].loc["PP", "SICK-R"] == 80.0
+    scores = t.supervised_scores()
+    assert set(scores) == {(n, pc.supervised_key(c)) for n in pt.SUPERVISED for c in pt.TASKS.values()}
+    assert scores["PP", "Table 5 SICK-R"] == (80.0, [79.0, 81.0]) and scores["DAN", "Table 5 SST2"][0] == 72.0
     assert {c[3] for c in t.calls if c[0] == "supervised"} == {2}  # supervised_epochs
-    q = pc.quantities(numbers)
-    assert q["supervised SST-2"] == pytest.approx(2.0) and q["supervised SICK-R"] == pytest.approx(-2.0)
+    assert t.run.path("table5/PP__sentiment.json").is_file()
+    assert set(scores) <= set(t.replicated_scores())  # in the claims' evidence beside Tables 3 and 7
     # the suites the claims on Table 2, Figure 1 and section 6 resample, Figure 1's each with its points' suites
     suites = t.claim_suites(DATASETS)
     assert ("figure1", tuple(DATASETS), 3) in t.calls and t.run.path("figure1.json").is_file()
@@ -732,7 +733,7 @@ def test_numbers_gather_the_point_claims_inputs_from_the_cached_units(results_di
     # 20 pairs: no subset of the paper's 92; the rise 40 → 50, random − ordered 40 − 35, (55 − 50) / (60 − 50)
     assert table.value.tolist() == pytest.approx([10.0, 5.0, 0.5]) and len(table) == 3
     calls = len(t.calls)
-    t.numbers(), t.claim_suites(DATASETS)
+    t.supervised_scores(), t.claim_suites(DATASETS)
     assert len(t.calls) == calls  # Figure 1, Table 5 and section 6 read back
 
 
@@ -776,15 +777,14 @@ def test_paraphrase_claims_on_table2s_mean():
     assert noisy.outcome == "inconclusive" and noisy.value == pytest.approx(5.0) and noisy.low < 0 < noisy.high
 
 
-def point_numbers(lstm_sst: float = 85.0) -> dict:
-    table5 = pd.DataFrame({"SICK-R": [80, 70], "SICK-E": [80, 78], "SST2": [80, lstm_sst]}, index=["PP", "LSTM (o.g.)"])
-    return {"table5": table5}
-
-
-def test_quantities_measure_each_point_claim():
-    q = pc.quantities(point_numbers(lstm_sst=75.0))
-    assert list(q) == list(pc.POINT_CLAIMS)
-    assert q == pytest.approx({"supervised SST-2": -5.0, "supervised SICK-R": 10.0, "supervised SICK-E": 2.0})
+def table5_evidence(lstm_sst: float = 85.0, shift: float = 0.0, noise=None) -> Evidence:
+    """One seed's Table 5 scores (PP and one LSTM), each with replicates: ``noise`` (the resampled test records,
+    alike for both models) or ±1."""
+    noise = np.array([-1.0, 1.0]) if noise is None else noise
+    table = {"PP": {"SICK-R": 80, "SICK-E": 80, "SST2": 80}, "LSTM (o.g.)": {"SICK-R": 70, "SICK-E": 78,
+                                                                             "SST2": lstm_sst + shift}}
+    return Evidence({}, replicated={(n, pc.supervised_key(c)): (v, v + noise) for n, row in table.items()
+                                    for c, v in row.items()})
 
 
 def test_in_domain_claims_read_each_models_score_and_replicates_on_the_same_pairs():
@@ -877,25 +877,31 @@ def test_figure1_and_section_6_claims_resample_the_datasets_of_every_point():
     assert table.low.iloc[0] < -2.0 < table.high.iloc[0] and table.high.iloc[0] > 0  # the datasets' noise
 
 
-def test_point_claims_judge_the_seeds_mean_on_their_spread():
-    table = pc.point_claims(point_numbers(), [])
-    assert len(table) == len(pc.POINT_CLAIMS) and (table.noise == "one run").all() and (table.numbers == "").all()
+def test_supervised_claims_read_table5_with_each_seeds_replicates_of_the_same_test_records():
+    """Table 5's claims: the best LSTM minus PP on SST-2, PP minus the best other model on SICK-R and SICK-E, on each
+    seed's test scores with replicates that resample the same records for every model and seed."""
+    models = ["PP", "LSTM (o.g.)"]
+    table = check(pc.supervised_claims(models), table5_evidence())
+    assert table.value.tolist() == pytest.approx([5.0, 10.0, 2.0])
     assert outcomes(table) == ["reproduced"] * 3 and table.threshold.tolist() == ["≥ 0"] * 3
     assert table["paper's effect"].tolist() == ["+6.2", "+0.4", "+0.1"]  # Table 5's gaps
-    assert all(p.startswith('"') for p in table.paper)  # every row quotes the paper's sentence
-    worse = pc.point_claims(point_numbers(lstm_sst=75.0), [])
+    assert all(p.startswith('"') for p in table.paper) and table.noise.tolist() == ["test items (bootstrap)"] * 3
+    assert table.numbers.iloc[0] == "SST2: PP 80.0, LSTM (o.g.) 85.0"
+    worse = check(pc.supervised_claims(models), table5_evidence(lstm_sst=75.0))
     assert outcomes(worse) == ["not reproduced", "reproduced", "reproduced"]
-    seeds = [point_numbers(lstm_sst=s) for s in (75.0, 85.0, 95.0)]  # SST-2 gaps -5, 5, 15 over the seeds
-    judged = pc.point_claims(point_numbers(), seeds, paper={"supervised SST-2": "LSTM 89.2 vs 82.5"})
-    sst = judged.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]]
-    assert sst.outcome == "inconclusive" and sst.noise == "the mean of 3 training seeds"
-    assert sst.paper == "LSTM 89.2 vs 82.5" and sst.numbers == "seeds: -5.0, +5.0, +15.0"
+    # the records' resampling moves one model and not the other: a 5-point gap inside ±8 of evaluation noise
+    rng = np.random.default_rng(0)
+    noisy = table5_evidence(noise=np.zeros(1000))
+    noisy.replicated["LSTM (o.g.)", "Table 5 SST2"] = (85.0, 85.0 + 4 * rng.normal(size=1000))
+    assert check(pc.supervised_claims(models)[:1], noisy).outcome.item() == "inconclusive"
+    # three seeds: SST-2 gaps −5, 5, 15; the mean 5 with t(2)·s/√3 around it, the paired records adding nothing
+    seeds = [table5_evidence(shift=s) for s in (-10.0, 0.0, 10.0)]
+    sst = check(pc.supervised_claims(models)[:1], seeds[1], seeds, budget="default").iloc[0]
+    assert sst.outcome == "inconclusive"
+    assert sst.noise == "test items (bootstrap) + the mean of 3 training seeds at `default`"
     assert sst.value == pytest.approx(5.0) and sst.high - sst.value == pytest.approx(4.303 * 10 / 3 ** 0.5, rel=1e-3)
-    shifted = pc.point_claims(point_numbers(), [point_numbers(lstm_sst=s) for s in (85.0, 95.0)])
-    assert shifted.set_index("claim").loc[pc.POINT_CLAIMS["supervised SST-2"][0]].value == pytest.approx(10.0)
-    only_pp = point_numbers()
-    only_pp["table5"] = only_pp["table5"].loc[["PP"]]  # no other model trained on the tasks: nothing to compare
-    assert pc.point_claims(only_pp, []).outcome.tolist() == ["not checked"] * 3
+    # PP alone (no other model trained on the tasks): nothing to compare; no LSTM: only the SICK claims
+    assert pc.supervised_claims(["PP"]) == [] and len(pc.supervised_claims(["PP", "DAN"])) == 2
 
 
 # === chapter 01: reproducer.papers.skip_thoughts.chapter ====================================================================

@@ -83,6 +83,30 @@ def test_fit_supervised_keeps_the_best_dev_epoch(tmp_path):
     report = fit_supervised(model, vocab, data, epochs=4, batch_size=20, workdir=tmp_path)
     assert [e for e, _ in report["curve"]] == [1, 2, 3, 4]
     assert report["dev"] == max(d for _, d in report["curve"]) and report["test"] > 90
+    # the test score's replicates resample the 40 test records: a percentile interval around the score
+    reps = np.asarray(report["replicates"])
+    assert reps.shape == (1000,) and np.percentile(reps, 2.5) <= report["test"] <= np.percentile(reps, 97.5)
+
+
+def test_supervised_replicates_resample_the_same_records_for_every_model():
+    """Table 5's replicates (paired across models and seeds): the indices depend only on the task and the record
+    count, so two models' replicates on the same records differ only where their outcomes do."""
+    from reproducer.evaluate.items import correct_items, scored_items
+    from reproducer.papers.paraphrastic.supervised import score_replicates, task_score
+
+    rng = np.random.default_rng(0)
+    right = rng.random(200) < 0.8
+    fixed = right.copy()
+    fixed[np.flatnonzero(~right)[0]] = True  # one more record right
+    a, b = correct_items(right)["_items"], correct_items(fixed)["_items"]
+    ra, rb = np.asarray(score_replicates("sentiment", a)), np.asarray(score_replicates("sentiment", b))
+    assert task_score("sentiment", a) == pytest.approx(100 * right.mean())
+    assert ((rb - ra) >= 0).all() and ((rb - ra) > 0).any() and ra.std() > 1  # higher where it is drawn
+    assert not np.array_equal(ra, score_replicates("entailment", a))  # another task: other draws
+    gold = rng.uniform(1, 5, 300)
+    items = scored_items(gold + rng.normal(0, 1, 300), gold)["_items"]
+    assert task_score("relatedness", items) == pytest.approx(100 * np.corrcoef(items["pred"], gold)[0, 1])
+    assert 30 < np.median(score_replicates("relatedness", items)) < 100  # Pearson's r × 100
 
 
 def test_task_data_splits():

@@ -28,6 +28,7 @@ from reproducer.papers.paraphrastic.claims import (
     REWEIGHTED,
     figure1_name,
     length_key,
+    supervised_key,
 )
 from reproducer.papers.paraphrastic.objective import (
     NEGATIVE_MODES,
@@ -485,14 +486,15 @@ class ParaphraseTraining:
             self.encoder(name), sts_pairs(YEARS)))
 
     def replicated_scores(self) -> dict:
-        """The evidence of the claims on Tables 3 and 7
+        """The evidence of the claims on Tables 3, 7 and 5
         (:func:`~reproducer.papers.paraphrastic.claims.in_domain_claims`,
-        :func:`~reproducer.papers.paraphrastic.claims.length_bin_claim`): (model, key) → (score, replicates) of
-        :meth:`in_domain_scores` and, for PP and the LSTMs, of each length bin (:meth:`length_replicates`; the key
-        :func:`~reproducer.papers.paraphrastic.claims.length_key`)."""
+        :func:`~reproducer.papers.paraphrastic.claims.length_bin_claim`,
+        :func:`~reproducer.papers.paraphrastic.claims.supervised_claims`): (model, key) → (score, replicates) of
+        :meth:`in_domain_scores`, for PP and the LSTMs of each length bin (:meth:`length_replicates`; the key
+        :func:`~reproducer.papers.paraphrastic.claims.length_key`), and of :meth:`supervised_scores`."""
         bins = {(n, length_key(b)): (v["pearson"], v["replicates"])
                 for n in LENGTH_CLAIM_MODELS for b, v in self.length_replicates(n).items()}
-        return self.in_domain_scores() | bins
+        return self.in_domain_scores() | bins | self.supervised_scores()
 
     def in_domain_scores(self) -> dict:
         """The evidence of Table 3's claims (:func:`~reproducer.papers.paraphrastic.claims.in_domain_claims`):
@@ -501,17 +503,18 @@ class ParaphraseTraining:
         return {(n, IN_DOMAIN): (r["spearman"], r["replicates"])
                 for n in [*self.best, "initial vectors"] if (r := self.in_domain(n))}
 
-    def numbers(self) -> dict:
-        """What the chapter's claims without test items are measured on (after :meth:`unit` of every model and the
-        baselines): Table 5, read from (or, when missing, computed into) this training's results
-        (:func:`~reproducer.papers.paraphrastic.claims.quantities`)."""
-        models = self.supervised_models()
-        return {"table5": supervised_tables(self.supervised_runs(models, self.supervised_epochs), models)[0]}
-
     def supervised_runs(self, models: list[str], epochs: int) -> list[dict]:
-        """:meth:`supervised` for every model and task, each cached as ``supervised/<model>__<task>.json``."""
-        return [self.run.json(f"supervised/{file_key(n)}__{task}", lambda: self.supervised(n, task, epochs))
+        """:meth:`supervised` for every model and task, each cached with its test score's paired replicates as
+        ``table5/<model>__<task>.json``."""
+        return [self.run.json(f"table5/{file_key(n)}__{task}", lambda: self.supervised(n, task, epochs))
                 for n in models for task in TASKS]
+
+    def supervised_scores(self) -> dict:
+        """The evidence of Table 5's claims (:func:`~reproducer.papers.paraphrastic.claims.supervised_claims`):
+        (model, :func:`~reproducer.papers.paraphrastic.claims.supervised_key` of the task) → (test score, replicates)
+        of :meth:`supervised_runs` at :attr:`supervised_epochs`."""
+        return {(r["model"], supervised_key(TASKS[r["task"]])): (r["test"], r["replicates"])
+                for r in self.supervised_runs(self.supervised_models(), self.supervised_epochs)}
 
 
 def pair_tables(pairs: list) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,13 +1,14 @@
-"""Wieting et al.'s (2016) claims judged against their noise: on Table 2's mean over our datasets
-(:func:`paraphrase_claims`, with :func:`suite_samples` as the evidence: the datasets resampled) and, without test items,
-on the mean over training seeds (:func:`point_claims`); and the chapter's summary of how the recurrent models fare
-(:func:`recurrent_summary`). Thresholds follow the paper's wording."""
+"""Wieting et al.'s (2016) claims judged against their noise, each on every training seed's evidence with its test
+items resampled: Table 2's mean over our datasets (:func:`paraphrase_claims`, with :func:`suite_samples`: the datasets
+resampled), Figure 1 and section 6 (:func:`figure1_claims`, the same), and Tables 3, 7 and 5 with each model's stored
+replicates (:func:`in_domain_claims`, :func:`length_bin_claim`, :func:`supervised_claims`); and the chapter's summary of
+how the recurrent models fare (:func:`recurrent_summary`). Thresholds follow the paper's wording."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from reproducer.report.claims import Claim, seeds_point_claim
+from reproducer.report.claims import Claim
 
 #: The averaging and the recurrent models (the architectures of section 3; DAN averages, the iRNN is recurrent).
 AVERAGING = ["PP", "proj", "DAN"]
@@ -85,22 +86,46 @@ def paraphrase_claims() -> list:
     ]
 
 
-#: The chapter's claims without test items, each a quantity of one seed's numbers (:func:`point_claims`): claim, how
-#: it is measured, the threshold, whether at most, the paper's sentence, and the paper's own value of the quantity
-#: (``None`` where its figure prints none).
-POINT_CLAIMS = {
-    "supervised SST-2": ("Supervised: an LSTM beats word averaging on SST-2 (Table 5: the best LSTM minus PP)", 0.0,
-                         False, "\"for sentiment classification, the LSTM is much stronger than the averaging "
-                                "models\" (section 4.4; Table 5: 89.2 vs 83.0)", 6.2),
-    "supervised SICK-R": ("Supervised: word averaging wins on SICK-R (Table 5: PP minus the best other model)", 0.0,
-                          False, "\"using word averaging as the compositional architecture outperforms the other "
-                                 "architectures for similarity and entailment\" (section 4.4; Table 5: 86.40 vs DAN "
-                                 "85.96)", 0.44),
-    "supervised SICK-E": ("Supervised: word averaging wins on SICK-E (Table 5: PP minus the best other model)", 0.0,
-                          False, "\"using word averaging as the compositional architecture outperforms the other "
-                                 "architectures for similarity and entailment\" (section 4.4; Table 5: 84.6 vs DAN "
-                                 "84.5)", 0.1),
-}
+def supervised_key(column: str) -> str:
+    """The evidence key of a model's Table 5 test score on one task (e.g. ``"Table 5 SST2"``)."""
+    return f"Table 5 {column}"
+
+
+def supervised_claims(models: list[str]) -> list:
+    """Wieting et al.'s claims on Table 5 (section 4.4) as :class:`~reproducer.report.claims.Claim`, on each seed's
+    supervised test scores of ``models`` (PP first) with replicates that resample the test records alike for every
+    model and seed (:func:`~reproducer.papers.paraphrastic.supervised.score_replicates`; the keys
+    :func:`supervised_key`): the LSTM beats averaging on SST-2 (the better LSTM minus PP), and averaging wins on SICK-R
+    and SICK-E (PP minus the best other model). Without an LSTM or another model (``smoke``), only the claims it can
+    read."""
+    def score(ev, name, column, r=False):
+        return np.asarray(ev.score(name, supervised_key(column), r))
+
+    def best(ev, names, column, r):
+        return np.maximum.reduce([score(ev, n, column, r) for n in names])
+
+    lstms = [n for n in models if n.startswith("LSTM")]
+    others = [n for n in models if n != "PP"]
+
+    def scores(names, column):
+        return lambda ev: f"{column}: " + ", ".join(f"{n} {float(score(ev, n, column)):.1f}" for n in names)
+
+    sst = Claim("Supervised: an LSTM beats word averaging on SST-2 (Table 5: the best LSTM minus PP)",
+                lambda ev, r: best(ev, lstms, "SST2", r) - score(ev, "PP", "SST2", r), effect=6.2, unit="{:+.1f}",
+                paper="\"for sentiment classification, the LSTM is much stronger than the averaging models\" "
+                      "(section 4.4; Table 5: 89.2 vs 83.0)", numbers=scores(["PP", *lstms], "SST2"))
+    claims = [sst] if lstms else []
+    for column, (paper_pp, paper_dan, effect) in {"SICK-R": ("86.40", "85.96", 0.44),
+                                                  "SICK-E": ("84.6", "84.5", 0.1)}.items():
+        claims.append(Claim(
+            f"Supervised: word averaging wins on {column} (Table 5: PP minus the best other model)",
+            lambda ev, r, column=column: score(ev, "PP", column, r) - best(ev, others, column, r), effect=effect,
+            unit="{:+.1f}", numbers=scores(models, column),
+            paper="\"using word averaging as the compositional architecture outperforms the other architectures for "
+                  f"similarity and entailment\" (section 4.4; Table 5: {paper_pp} vs DAN {paper_dan})"))
+    return claims if others else []
+
+
 #: The evidence key of Table 3's score: Spearman's ρ × 100 on the Pavlick test half, with replicates that resample its
 #: pairs (:func:`~reproducer.evaluate.similarity.pavlick_test_score`).
 IN_DOMAIN = "PPDB test"
@@ -242,33 +267,6 @@ def figure1_claims(sizes: list[int]) -> list:
                                  f"{float(mean(ev, REWEIGHTED)):.1f}, PP {float(mean(ev, 'PP')):.1f}"),
     ]
     return [c for c in claims if few is not None or not c.claim.startswith("A few pairs")]
-
-
-def quantities(numbers: dict) -> dict[str, float]:
-    """The :data:`POINT_CLAIMS` quantities of one seed's ``numbers``: ``table5`` (models × SICK-R / SICK-E / SST2, PP
-    first)."""
-    table5 = numbers["table5"]
-    lstms = [n for n in table5.index if n.startswith("LSTM")]
-    others = [n for n in table5.index if n != "PP"]
-    return {"supervised SST-2": float(table5.loc[lstms, "SST2"].max() - table5.loc["PP", "SST2"]),
-            "supervised SICK-R": float(table5.loc["PP", "SICK-R"] - table5.loc[others, "SICK-R"].max()),
-            "supervised SICK-E": float(table5.loc["PP", "SICK-E"] - table5.loc[others, "SICK-E"].max())}
-
-
-def point_claims(numbers: dict, seeds: list[dict], paper: dict[str, str] | None = None,
-                 budget: str | None = None) -> pd.DataFrame:
-    """The :data:`POINT_CLAIMS` judged on the mean over the ``seeds``' numbers (:func:`quantities`; every seed trained
-    at the preset ``budget``, the main run among them: :func:`~reproducer.report.claims.seeds_point_claim`), or on the
-    main run's ``numbers`` alone with fewer than two seeds, with the paper's effect where it prints one; ``paper``:
-    the paper's numbers in words, by quantity, in place of :data:`POINT_CLAIMS`' sentences."""
-    ours, per_seed = quantities(numbers), [quantities(s) for s in seeds]
-    rows, unit = [], "{:+.1f}"
-    for key, (claim, threshold, at_most, wording, effect) in POINT_CLAIMS.items():
-        values = [q[key] for q in per_seed]
-        rows.append(seeds_point_claim(claim, ours[key], values, threshold, at_most=at_most, budget=budget, unit=unit,
-                                      paper=(paper or {}).get(key, wording), effect=effect,
-                                      numbers="seeds: " + ", ".join(unit.format(v) for v in values) if values else ""))
-    return pd.DataFrame(rows)
 
 
 def recurrent_summary(means: pd.Series, paper_means: pd.Series, n_datasets: int, best: dict, delta: float,

@@ -174,25 +174,55 @@ def task_data(task: str) -> dict[str, tuple[list, list]]:
     raise ReproducerError(f"Unknown supervised task {task!r}; choose one of {', '.join(TASK_CLASSES)}.")
 
 
-def score(model: SupervisedModel, sampler: LabelledSampler, labels, batch_size: int = 500) -> float:
-    """Pearson r × 100 (relatedness) or accuracy in % of ``model`` on all records of ``sampler``."""
-    from scipy.stats import pearsonr
-
+def item_outcomes(model: SupervisedModel, sampler: LabelledSampler, labels, batch_size: int = 500) -> dict:
+    """``model``'s per-item outcomes on all records of ``sampler`` (:mod:`reproducer.evaluate.items`): predicted and
+    gold scores (relatedness) or which records it classifies correctly."""
+    from reproducer.evaluate.items import KEY, correct_items, scored_items
 
     device = next(model.parameters()).device
     chunks = [np.arange(i, min(i + batch_size, len(labels))) for i in range(0, len(labels), batch_size)]
     with inference(model):
         predicted = torch.cat([model.predict(sampler.batch(indices=idx).to(device)).cpu() for idx in chunks]).numpy()
     if model.task == "relatedness":
-        return 100 * float(pearsonr(predicted, np.asarray(labels, dtype=float))[0])
-    return 100 * float((predicted == targets(model.task, labels).numpy()).mean())
+        return scored_items(predicted, np.asarray(labels, dtype=float))[KEY]
+    return correct_items(predicted == targets(model.task, labels).numpy())[KEY]
+
+
+#: The main metric of each supervised task (:func:`~reproducer.evaluate.items.main_score`): Pearson's r for
+#: relatedness, accuracy for the classification tasks.
+METRICS = {"relatedness": "pearson", "entailment": "acc", "sentiment": "acc"}
+
+
+def task_score(task: str, items: dict, index=None):
+    """Pearson's r × 100 (relatedness) or accuracy in % of per-item outcomes ``items`` (:func:`item_outcomes`); with
+    ``index`` (resampled item indices) one value per row."""
+    from reproducer.evaluate.items import main_score
+
+    return (100 if METRICS[task] == "pearson" else 1) * main_score(METRICS[task], items, index)
+
+
+def score(model: SupervisedModel, sampler: LabelledSampler, labels, batch_size: int = 500) -> float:
+    """Pearson r × 100 (relatedness) or accuracy in % of ``model`` on all records of ``sampler``."""
+    return float(task_score(model.task, item_outcomes(model, sampler, labels, batch_size)))
+
+
+def score_replicates(task: str, items: dict, resamples: int = 1000) -> list[float]:
+    """``resamples`` bootstrap replicates of a supervised test score (:func:`task_score`), resampling the test records
+    with indices that depend only on the task and the record count
+    (:func:`~reproducer.evaluate.uncertainty.item_replicates`): paired across models and training seeds; 4 significant
+    digits."""
+    from reproducer.evaluate.uncertainty import item_replicates
+
+    scale = 100 if METRICS[task] == "pearson" else 1
+    return [float(f"{v:.4g}") for v in scale * item_replicates(METRICS[task], items, f"Table 5 {task}", resamples)]
 
 
 def fit_supervised(model: SupervisedModel, vocab, data: dict, *, epochs: int = 10, batch_size: int = 50,
                    lr: float = 0.05, optimizer: str = "adagrad", seed: int = 0, device=None, workdir=None,
-                   progress: bool = False) -> dict:
+                   progress: bool = False, resamples: int = 1000) -> dict:
     """Train ``model`` on ``data["train"]`` for ``epochs`` (the paper: 10), keep the epoch with the best dev
-    score, and report it: ``{"dev": ..., "test": ..., "epoch": ..., "curve": [(epoch, dev), ...]}``.
+    score, and report it: ``{"dev": ..., "test": ..., "epoch": ..., "curve": [(epoch, dev), ...], "replicates": [...]}``
+    (``resamples`` paired bootstrap replicates of the test score: :func:`score_replicates`).
     Training goes through :func:`reproducer.train.train` one epoch at a time, resuming from a checkpoint in
     ``workdir`` (a temporary folder by default), so the optimiser state carries over between epochs."""
     import copy
@@ -217,4 +247,6 @@ def fit_supervised(model: SupervisedModel, vocab, data: dict, *, epochs: int = 1
             if best is None or dev > best[1]:
                 best = (epoch, dev, copy.deepcopy(model.state_dict()))
     model.load_state_dict(best[2])
-    return {"dev": best[1], "test": score(model, samplers["test"], data["test"][1]), "epoch": best[0], "curve": curve}
+    items = item_outcomes(model, samplers["test"], data["test"][1])
+    return {"dev": best[1], "test": float(task_score(model.task, items)), "epoch": best[0], "curve": curve,
+            "replicates": score_replicates(model.task, items, resamples)}
