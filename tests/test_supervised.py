@@ -78,9 +78,14 @@ def test_fit_supervised_keeps_the_best_dev_epoch(tmp_path):
     vocab, texts, labels = _toy()
     data = {"train": (texts[:120], labels[:120]), "dev": (texts[120:160], labels[120:160]),
             "test": (texts[160:], labels[160:])}
-    torch.manual_seed(0)
-    model = SupervisedModel(CompositionalEncoder(CompositionalConfig("PP", len(vocab), 8)), "sentiment", hidden=8)
-    report = fit_supervised(model, vocab, data, epochs=4, batch_size=20, workdir=tmp_path)
+
+    def fit(workdir):
+        torch.manual_seed(0)
+        model = SupervisedModel(CompositionalEncoder(CompositionalConfig("PP", len(vocab), 8)), "sentiment", hidden=8)
+        return fit_supervised(model, vocab, data, epochs=4, batch_size=20, workdir=workdir)
+
+    report = fit(tmp_path / "a")
+    assert fit(tmp_path / "b") == report  # the same seed, the same run: its scores and replicates
     assert [e for e, _ in report["curve"]] == [1, 2, 3, 4]
     assert report["dev"] == max(d for _, d in report["curve"]) and report["test"] > 90
     # the test score's replicates resample the 40 test records: a percentile interval around the score
