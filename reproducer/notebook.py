@@ -483,12 +483,20 @@ class NotebookRun:
         logger.info(f"[recomputed in {took}: {why}] {shown}" if why else f"[computed in {took}] {shown}")
         return value
 
-    def json(self, name: str, compute: Callable[[], Any]) -> Any:
+    def json(self, name: str, compute: Callable[[], Any], *, compress_above: int = COMPRESS_ABOVE) -> Any:
         """``<run.dir>/<name>.json``: loaded if stored under this run's key (unless ``retrain``), else computed. A
-        result above :data:`~reproducer.files.COMPRESS_ABOVE` characters is stored as ``<name>.json.gz`` (same name in the
-        manifest and for every reader: :func:`~reproducer.files.read_json`)."""
-        return self._cached(self.path(f"{name}.json"), compute, read_json,
-                            lambda p, value: write_json(p, value, compress_above=COMPRESS_ABOVE))
+        result above ``compress_above`` characters (:data:`~reproducer.files.COMPRESS_ABOVE`; 0: every result, e.g.
+        one carrying bootstrap replicates, which gzip makes about 4× smaller) is stored as ``<name>.json.gz`` (same name
+        in the manifest and for every reader: :func:`~reproducer.files.read_json`). A reused result stored plain above
+        ``compress_above`` is stored again compressed, its digest recorded anew: the same value, in the asked form."""
+        path = self.path(f"{name}.json")
+        value = self._cached(path, compute, read_json, lambda p, v: write_json(p, v, compress_above=compress_above))
+        if path.is_file() and path.stat().st_size > compress_above:
+            file = path.relative_to(self.dir).as_posix()
+            uses = read_keys(self.dir).get("uses", {}).get(file, {})
+            if write_json(path, value, compress_above=compress_above).suffix == ".gz":
+                record_keys(self.dir, {file: self.key}, uses={file: uses})
+        return value
 
     def frame(self, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """The same for a table, stored as ``<name>.csv`` (the index is not stored: keep keys in columns)."""

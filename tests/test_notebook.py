@@ -218,6 +218,27 @@ def test_large_results_are_stored_compressed_under_their_plain_name(results):
     assert (folder / "eval_big.json").is_file() and not (folder / "eval_big.json.gz").exists()
 
 
+def test_a_result_asked_compressed_is_stored_so_and_a_plain_one_is_compressed_on_reuse(results):
+    """``compress_above=0`` (results carrying bootstrap replicates) stores every result compressed; one stored plain
+    before is reused, stored again compressed with its digest recorded anew, and reused from then on."""
+    import gzip
+    import json
+
+    from reproducer.files import stored_json
+
+    value, calls = {"replicates": [80.1, 79.9, 80.3]}, []
+    run, folder = NotebookRun("01_first", "smoke"), results / "01_first" / "smoke"
+    assert run.json("small", lambda: calls.append(1) or value, compress_above=0) == value
+    assert stored_json(folder / "small.json") == folder / "small.json.gz"
+    run.json("old", lambda: calls.append(2) or value)  # stored plain, as before
+    assert (folder / "old.json").is_file() and calls == [1, 2]
+    assert run.json("old", lambda: calls.append(3) or value, compress_above=0) == value and calls == [1, 2]
+    assert not (folder / "old.json").exists() and json.loads(gzip.decompress((folder / "old.json.gz").read_bytes()))
+    assert run.reusable("old.json")  # its new digest is the recorded one
+    assert NotebookRun("01_first", "smoke").json("old", lambda: calls.append(4), compress_above=0) == value
+    assert calls == [1, 2]
+
+
 def test_committed_results_above_the_limit_are_compressed():
     """Every committed JSON result is either small or compressed: the results must leave room for the GPU pack in the
     64 MiB that travel with a device call (tests/test_gpu_plan.py checks the sum)."""

@@ -58,6 +58,9 @@ LENGTH_MODELS = ("PP", "LSTM (no o.g.)", "LSTM (o.g.)", "initial vectors")
 EXPLORER = ("PP", "LSTM (no o.g.)", "initial vectors")
 #: Table 8's query words (the paper's).
 TABLE8_QUERIES = ["unlike", "2", "ladies", "lookin", "disagree"]
+#: Results carrying 1,000 bootstrap replicates are stored compressed whatever their size (about 4× smaller: the
+#: repository must leave room for the GPU pack in one device call's 64 MiB).
+REPLICATES = 0
 #: Table 5: the supervised tasks (ours → the paper's column), its optimisers and its models (ours → paper's).
 TASKS = {"relatedness": "SICK-R", "entailment": "SICK-E", "sentiment": "SST2"}
 #: The tasks every chapter scores its models on at the paper protocol (chapter 06's one table): PP is scored on them too.
@@ -473,7 +476,7 @@ class ParaphraseTraining:
         from reproducer.evaluate.similarity import pavlick_test_score
 
         return self.run.json(f"in_domain_{file_key(name)}", lambda: pavlick_test_score(
-            self.encoder(name), config=self.settings().eval_config))
+            self.encoder(name), config=self.settings().eval_config), compress_above=REPLICATES)
 
     def length_replicates(self, name: str) -> dict:
         """Table 7's Pearson's r × 100 of ``name`` in each length bin with its bootstrap replicates
@@ -483,7 +486,7 @@ class ParaphraseTraining:
         from reproducer.evaluate.similarity import YEARS
 
         return self.run.json(f"length_replicates_{file_key(name)}", lambda: length_bin_replicates(
-            self.encoder(name), sts_pairs(YEARS)))
+            self.encoder(name), sts_pairs(YEARS)), compress_above=REPLICATES)
 
     def replicated_scores(self) -> dict:
         """The evidence of the claims on Tables 3, 7 and 5
@@ -506,8 +509,8 @@ class ParaphraseTraining:
     def supervised_runs(self, models: list[str], epochs: int) -> list[dict]:
         """:meth:`supervised` for every model and task, each cached with its test score's paired replicates as
         ``table5/<model>__<task>.json``."""
-        return [self.run.json(f"table5/{file_key(n)}__{task}", lambda: self.supervised(n, task, epochs))
-                for n in models for task in TASKS]
+        return [self.run.json(f"table5/{file_key(n)}__{task}", lambda: self.supervised(n, task, epochs),
+                              compress_above=REPLICATES) for n in models for task in TASKS]
 
     def supervised_scores(self) -> dict:
         """The evidence of Table 5's claims (:func:`~reproducer.papers.paraphrastic.claims.supervised_claims`):
