@@ -137,6 +137,12 @@ def write_text(path: str | Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def write_compressed(path: str | Path, text: str) -> None:
+    """Write ``text`` gzip-compressed to ``path``, atomically and byte for byte reproducibly (no time stamp)."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
+
+
 #: A result whose JSON text is longer than this is stored gzip-compressed (``write_json(..., compress_above=...)``):
 #: per-item evaluation outcomes run to megabytes, and the committed results must leave room in the 64 MiB that
 #: travel with a GPU call (:mod:`reproducer.gpu_pack`).
@@ -173,8 +179,7 @@ def write_json(path: str | Path, obj: Any, *, compress_above: int | None = None)
     text = json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
     if compress_above is not None and len(text) > compress_above:
         target, stale = _gz(path), path
-        with atomic_path(target) as tmp:
-            tmp.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0))
+        write_compressed(target, text)
     else:
         target, stale = path, _gz(path)
         write_text(path, text)

@@ -491,11 +491,12 @@ class NotebookRun:
         ``compress_above`` is stored again compressed, its digest recorded anew: the same value, in the asked form."""
         path = self.path(f"{name}.json")
         value = self._cached(path, compute, read_json, lambda p, v: write_json(p, v, compress_above=compress_above))
-        if path.is_file() and path.stat().st_size > compress_above:
+        # write_json's criterion, the text's length (read only when its bytes, never fewer, are above it)
+        if path.is_file() and path.stat().st_size > compress_above and len(path.read_text("utf-8")) > compress_above:
             file = path.relative_to(self.dir).as_posix()
             uses = read_keys(self.dir).get("uses", {}).get(file, {})
-            if write_json(path, value, compress_above=compress_above).suffix == ".gz":
-                record_keys(self.dir, {file: self.key}, uses={file: uses})
+            write_json(path, value, compress_above=compress_above)
+            record_keys(self.dir, {file: self.key}, uses={file: uses})
         return value
 
     def frame(self, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:

@@ -33,7 +33,7 @@ from sklearn.preprocessing import normalize
 
 from reproducer.encoders.base import Encoder
 from reproducer.errors import ReproducerError
-from reproducer.files import atomic_path
+from reproducer.files import atomic_path, write_compressed
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -268,8 +268,7 @@ def search_explorer(pool: list[str], neighbours: dict[str, dict], *, key: str, f
     script = ("// Data of a nearest-neighbour search explorer (reproducer.report.explorer.search_explorer).\n"
               "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};\n"
               f'window.REPRODUCER_EXPLORERS["{key}"] = {_script_json(data)};\n')
-    with atomic_path(data_file) as tmp:
-        tmp.write_bytes(gzip.compress(script.encode("utf-8"), compresslevel=9, mtime=0))  # the same bytes every run
+    write_compressed(data_file, script)  # the same bytes every run
 
     src = src_prefix + data_file.name.removesuffix(".gz")
     settings = _script_json({"key": key, "id": f"nn-search-{key}", "src": src, "hits": _SEARCH_HITS,
@@ -287,7 +286,6 @@ def search_explorer(pool: list[str], neighbours: dict[str, dict], *, key: str, f
     return page
 
 
-
 def unpack_explorers(folder: str | Path, out: str | Path) -> list[Path]:
     """Every search explorer's data in ``folder`` (``explorer_<key>.js.gz``: :func:`search_explorer`) unpacked into
     ``out`` as the script a page loads (``explorer_<key>.js``); returns the scripts written. The book calls it when
@@ -299,6 +297,7 @@ def unpack_explorers(folder: str | Path, out: str | Path) -> list[Path]:
             tmp.write_bytes(gzip.decompress(packed.read_bytes()))
         written.append(script)
     return written
+
 
 _SEARCH_STYLE = (
     "<style>.nn-search-input{width:95%;padding:4px 6px;font-size:100%}"

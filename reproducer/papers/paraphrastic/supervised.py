@@ -198,7 +198,12 @@ def task_score(task: str, items: dict, index=None):
     ``index`` (resampled item indices) one value per row."""
     from reproducer.evaluate.items import main_score
 
-    return (100 if METRICS[task] == "pearson" else 1) * main_score(METRICS[task], items, index)
+    return _points(task) * main_score(METRICS[task], items, index)
+
+
+def _points(task: str) -> int:
+    """The scale of a task's main metric in points: Pearson's r × 100; accuracy is already in %."""
+    return 100 if METRICS[task] == "pearson" else 1
 
 
 def score(model: SupervisedModel, sampler: LabelledSampler, labels, batch_size: int = 500) -> float:
@@ -213,8 +218,8 @@ def score_replicates(task: str, items: dict, resamples: int = 1000) -> list[floa
     digits."""
     from reproducer.evaluate.uncertainty import item_replicates
 
-    scale = 100 if METRICS[task] == "pearson" else 1
-    return [float(f"{v:.4g}") for v in scale * item_replicates(METRICS[task], items, f"Table 5 {task}", resamples)]
+    replicates = _points(task) * item_replicates(METRICS[task], items, f"Table 5 {task}", resamples)
+    return [float(f"{v:.4g}") for v in replicates]
 
 
 def fit_supervised(model: SupervisedModel, vocab, data: dict, *, epochs: int = 10, batch_size: int = 50,
