@@ -144,9 +144,10 @@ def write_compressed(path: str | Path, text: str) -> None:
 
 
 #: A result whose JSON text is longer than this is stored gzip-compressed (``write_json(..., compress_above=...)``):
-#: per-item evaluation outcomes run to megabytes, and the committed results must leave room in the 64 MiB that
-#: travel with a GPU call (:mod:`reproducer.gpu_pack`).
-COMPRESS_ABOVE = 64 * 1024
+#: per-item evaluation outcomes run to megabytes, training records and grids to tens of kilobytes (gzip makes them 4-5×
+#: smaller), and the committed results must leave room in the 64 MiB that travel with a GPU call
+#: (:mod:`reproducer.gpu_pack`). Results shorter than this stay plain, readable where they are committed.
+COMPRESS_ABOVE = 8 * 1024
 
 
 def _gz(path: Path) -> Path:

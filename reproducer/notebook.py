@@ -37,7 +37,8 @@ import pandas as pd
 
 from reproducer.checkpoints import identity
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.files import COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_json
+from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_compressed,
+                              write_json)
 from reproducer.log import log_to, logger
 from reproducer.runtime import seed_everything
 
@@ -330,6 +331,31 @@ def record_digests(folder: str | Path) -> int:
     return len(added)
 
 
+def compress_stored(folder: str | Path, files=None, above: int = COMPRESS_ABOVE) -> list[tuple[Path, int, int]]:
+    """Store each result of ``folder``'s manifest (or only ``files``, relative to it) that is plain JSON longer than
+    ``above`` characters gzip-compressed instead (``X.json`` -> ``X.json.gz``, :func:`~reproducer.files.write_json`'s
+    criterion): the same bytes once decompressed, under the key it was stored with and with the checkpoints it was
+    computed from, its new digest recorded, so it is still reused. Returns ``(plain path, bytes before, bytes after)``
+    for each result moved."""
+    folder, moved = Path(folder), []
+    manifest = read_keys(folder)
+    for file in manifest["results"] if files is None else files:
+        path = folder / file
+        if path.suffix != ".json" or not path.is_file() or path.stat().st_size <= above:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if len(text) <= above:  # more bytes than characters (UTF-8): stays plain, as write_json would store it
+            continue
+        compressed = path.with_name(path.name + ".gz")
+        write_compressed(compressed, text)
+        moved.append((path, path.stat().st_size, compressed.stat().st_size))
+        path.unlink()
+        key = manifest["keys"].get(manifest["results"].get(file))
+        if key is not None:
+            record_keys(folder, {file: key}, uses={file: manifest.get("uses", {}).get(file, {})})
+    return moved
+
+
 def _using(checkpoints) -> None:
     """Note that the result being computed (if any) reads the models of ``checkpoints`` (paths relative to the results
     root), so it is stored with their identities."""
@@ -491,12 +517,7 @@ class NotebookRun:
         ``compress_above`` is stored again compressed, its digest recorded anew: the same value, in the asked form."""
         path = self.path(f"{name}.json")
         value = self._cached(path, compute, read_json, lambda p, v: write_json(p, v, compress_above=compress_above))
-        # write_json's criterion, the text's length (read only when its bytes, never fewer, are above it)
-        if path.is_file() and path.stat().st_size > compress_above and len(path.read_text("utf-8")) > compress_above:
-            file = path.relative_to(self.dir).as_posix()
-            uses = read_keys(self.dir).get("uses", {}).get(file, {})
-            write_json(path, value, compress_above=compress_above)
-            record_keys(self.dir, {file: self.key}, uses={file: uses})
+        compress_stored(self.dir, [path.relative_to(self.dir).as_posix()], compress_above)  # a reused plain result
         return value
 
     def frame(self, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:

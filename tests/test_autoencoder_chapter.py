@@ -21,6 +21,7 @@ from reproducer.data.vectors import WordVectors  # noqa: E402
 from reproducer.data.vocab import SPECIALS, Vocabulary  # noqa: E402
 from reproducer.encoders.bundles import load_encoder  # noqa: E402
 from reproducer.errors import ReproducerError  # noqa: E402
+from reproducer.files import read_json  # noqa: E402
 from reproducer.evaluate import Results  # noqa: E402
 from reproducer.notebook import NotebookRun  # noqa: E402
 from reproducer.papers.mean_max_aae.objective import PRESETS, build_autoencoder, held_out_statistics  # noqa: E402
@@ -433,14 +434,14 @@ def test_autoencoder_units_cache_what_the_chapter_shows_of_each_variant(data, ru
     searched = []
     models.products.neighbours = lambda name: searched.append(name)
     models.unit("mean-max AAE")
-    record = json.loads(run.path("mean-max_AAE_training.json").read_text())
+    record = read_json(run.path("mean-max_AAE_training.json"))
     assert record["step"] == 2 and record["parameters"] > 0 and "z_mean" in record["held_out"]["attention"]
     assert [e["step"] for e in record["evals"]] == [2] and "STS14" in record["evals"][0]  # its training curve
     assert run.path("eval_mean-max_AAE.json").is_file()
     assert ("mean-max AAE", ["MR", "STS14"], short.eval_config) in no_sts
-    untrained = json.loads(run.path("mean-max_AAE_untrained.json").read_text())
+    untrained = read_json(run.path("mean-max_AAE_untrained.json"))
     assert untrained["point"]["step"] == 0 and untrained["eval"]["encoder"] == "mean-max AAE (untrained)"
-    maps = json.loads(run.path("figure2_attention.json").read_text())
+    maps = read_json(run.path("figure2_attention.json"))
     assert len(maps) == 3 and maps[0]["pooled"] == ["z_max", "z_mean"]  # Figure 2 from the trained AAE
     assert searched == ["mean-max AAE"]
     models.unit("mean AAE")  # not a mean-max model: its record and evaluation only

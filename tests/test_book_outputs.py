@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from reproducer.files import read_json
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #: The cache lines and run headers of reproducer.notebook, which reproducer.log keeps off the book's pages.
@@ -128,7 +130,7 @@ def _paper_texts() -> str:
 
 
 def _corpus() -> dict:
-    return json.loads((ROOT / "results" / "00_data" / "default" / "corpus_stats.json").read_text())["train"]
+    return read_json(ROOT / "results" / "00_data" / "default" / "corpus_stats.json")["train"]
 
 
 #: Numbers with a decimal point that chapters' prose may type because they describe the setting, not a result, each

@@ -21,6 +21,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from reproducer.errors import ReproducerError  # noqa: E402
+from reproducer.files import read_json  # noqa: E402
 from reproducer.evaluate.harness import Results  # noqa: E402
 from reproducer.notebook import NotebookRun  # noqa: E402
 from reproducer.papers.consensus import chapter as mv  # noqa: E402
@@ -202,7 +203,7 @@ def test_consensus_units_score_each_row_once_its_variants_are_trained(results_di
                                                                           models.settings.eval_config)]
     assert [n for n, _, _ in asked["fit"]] == list(mv.ORDER) and models.rows.cleared == len(mv.ORDER)
     assert asked["neighbours"] == ["MV ensemble", "ens(SV-f f, SV-g g)"]  # the Table 3 rows of NEIGHBOURS
-    assert json.loads(run.path("SV-f_training.json").read_text())["tau"] == 0.25  # each record with its learned τ
+    assert read_json(run.path("SV-f_training.json"))["tau"] == 0.25  # each record with its learned τ
     assert run.path("eval_ens(SV-f_f,_SV-g_g).json").is_file() and run.path("eval_MV_ensemble.json").is_file()
     # a new kernel: every record and row is read back, nothing trains or is scored again
     again, asked_again = consensus(NotebookRun("04_consensus", "smoke"))
@@ -235,7 +236,7 @@ def test_the_reading_unit_trains_the_three_runs_of_the_other_reading(results_dir
     assert [tuple(e.name for e in sets) for sets in scored] == [(
         "views of MV (other reading)", "views of SV-f (other reading)",
         "views of SV-g (other reading)")]  # reading_scores(mv, sv_f, sv_g)
-    assert json.loads(models.run.path("other_reading.json").read_text()) == {"MV ensemble": 61.0}
+    assert read_json(models.run.path("other_reading.json")) == {"MV ensemble": 61.0}
     assert models.rows.evaluated == [] and asked["neighbours"] == []
     models.unit("reading")
     assert len(asked["fit"]) == 3  # cached
@@ -707,7 +708,7 @@ def test_the_claims_seeds_train_the_main_runs_choices_and_forget_what_another_ch
     assert [c for c in seed.calls if c[0] == "grid"] == [("grid", n, choices[n]) for n in pt.VARIANTS]
     assert seed.pp_choice == main.pp_choice and {n: r["config"] for n, r in seed.best.items()} == choices
     assert not any(p.exists() for p in stale[::2]) and ("reweighted",) in seed.calls  # recomputed from the new choice
-    assert json.loads(seed.run.path("choices.json").read_text()) == choices
+    assert read_json(seed.run.path("choices.json")) == choices
     assert "PP: chosen configuration now 'MIX, λw=1e-05' (was 'MAX, λw=1e-05'): figure1.json" in capsys.readouterr().out
     with pytest.raises(ReproducerError, match="not in its grid"):
         training(planned.run, choices={**choices, "DAN": "MIX, lr=9"}).train_grid(explorer=False)
@@ -973,17 +974,17 @@ def test_skip_thought_units_cache_combine_skip_and_its_similarity_suite(results_
     assert asked["fit"] == ["uni-skip"] and asked["expansion"] == [("raw uni-skip", "our word2vec")]
     assert asked["evaluate"] == [("uni-skip", ["MR", "SST2", "STS14", "SICK-E"], models.settings.eval_config)]
     assert asked["neighbours"] == ["uni-skip"] and asked["suite"] == []
-    assert json.loads(run.path("uni-skip_training.json").read_text())["vocab_coverage"] == 0.75
+    assert read_json(run.path("uni-skip_training.json"))["vocab_coverage"] == 0.75
     models.unit("bi-skip")
     assert asked["fit"] == ["uni-skip", "bi-skip"]
     assert [e[0] for e in asked["evaluate"][1:]] == ["bi-skip", "combine-skip", "combine-skip (no expansion)"]
     assert asked["suite"] == [("combine-skip", ("raw uni-skip", "raw bi-skip", "our word2vec"), models.seed)]
-    assert json.loads(run.path("similarity_combine-skip.json").read_text()) == suite(0.0)  # read by chapter 03
+    assert read_json(run.path("similarity_combine-skip.json")) == suite(0.0)  # read by chapter 03
     assert run.path("eval_combine-skip_no_expansion.json").is_file()
     assert asked["neighbours"] == ["uni-skip", "bi-skip", "combine-skip"]
     assert asked["analogy"] == [("questions", 0),  # chapter 02's analogy claim: one question set for every seed
                                 ("combine-skip", ("raw uni-skip", "raw bi-skip", "our word2vec"))]
-    assert json.loads(run.path("analogy_combine-skip.json").read_text())["hits"] == "1"
+    assert read_json(run.path("analogy_combine-skip.json"))["hits"] == "1"
     models.unit("glove-bow")
     assert asked["fit"] == ["uni-skip", "bi-skip"] and asked["evaluate"][-1][0] == "glove-bow"
     assert asked["neighbours"][-1] == "glove-bow" and not run.path("glove-bow_training.json").exists()

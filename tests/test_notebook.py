@@ -1,6 +1,7 @@
 """The notebook conventions: presets, the results store, the output and parameter checks."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -239,11 +240,43 @@ def test_a_result_asked_compressed_is_stored_so_and_a_plain_one_is_compressed_on
     assert calls == [1, 2]
 
 
+def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still_reused(results):
+    """``compress_stored`` (``scripts/compress_results.py``): a plain result above the limit is stored compressed, the
+    same bytes once decompressed, under its recorded key, with the checkpoints it was computed from and its new digest,
+    so a notebook still reuses it; small results, the manifest and undeclared files stay as they are."""
+    import gzip
+
+    from reproducer.notebook import KEY_FILE, compress_stored, read_keys
+
+    run, folder, calls = NotebookRun("01_first", "smoke"), results / "01_first" / "smoke", []
+    big, small = {"curve": list(range(3000))}, {"score": 1.0}
+    run.json("big", lambda: calls.append(1) or big, compress_above=10**9)  # stored plain, as before the limit moved
+    run.json("small", lambda: calls.append(2) or small)
+    manifest = read_keys(folder)
+    manifest["uses"] = {"big.json": {"01_first/smoke/checkpoints/m.train.pt": "abc"}}  # as if it read a model
+    (folder / KEY_FILE).write_text(json.dumps(manifest))
+    (folder / "notes.json").write_text(json.dumps(big))  # not a result of the manifest
+    plain = (folder / "big.json").read_bytes()
+
+    moved = compress_stored(folder, above=1000)
+    assert [(p.name, before) for p, before, _ in moved] == [("big.json", len(plain))] and moved[0][2] < len(plain) / 3
+    assert gzip.decompress((folder / "big.json.gz").read_bytes()) == plain and not (folder / "big.json").exists()
+    after = read_keys(folder)
+    assert after["results"] == manifest["results"] and after["keys"] == manifest["keys"]
+    assert after["uses"] == manifest["uses"] and after["digests"]["big.json"] != manifest["digests"]["big.json"]
+    assert (folder / "small.json").is_file() and (folder / "notes.json").is_file() and (folder / KEY_FILE).is_file()
+    assert run.json("big", lambda: calls.append(3)) == big and calls == [1, 2]  # reused: its digest is the new one
+    assert compress_stored(folder, above=1000) == []  # nothing left to move
+
+
 def test_committed_results_above_the_limit_are_compressed():
-    """Every committed JSON result is either small or compressed: the results must leave room for the GPU pack in the
-    64 MiB that travel with a device call (tests/test_gpu_plan.py checks the sum)."""
+    """Every result a committed manifest records is either small or compressed: the results must leave room for the GPU
+    pack in the 64 MiB that travel with a device call (tests/test_gpu_plan.py checks the sum)."""
     from reproducer.files import COMPRESS_ABOVE
+    from reproducer.notebook import KEY_FILE, read_keys
 
     root = Path(__file__).resolve().parents[1] / "results"
-    large = [p for p in root.rglob("*.json") if p.stat().st_size > COMPRESS_ABOVE + 4096]  # + room for UTF-8 bytes
+    large = [path for manifest in root.rglob(KEY_FILE) for file in read_keys(manifest.parent)["results"]
+             if (path := manifest.parent / file).is_file() and path.suffix == ".json"
+             and len(path.read_text(encoding="utf-8")) > COMPRESS_ABOVE]
     assert not large, f"store these compressed (python scripts/compress_results.py): {large[:5]}"

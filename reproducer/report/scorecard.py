@@ -12,12 +12,12 @@ from and a link to the chapter, and the outcomes counted per paper.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from reproducer.errors import ReproducerError
+from reproducer.files import read_json, stored_json
 from reproducer.models import DECLARATIONS
 from reproducer.report.claims import COLOURS, DECIDED
 
@@ -45,12 +45,12 @@ def scorecard(preset: str = "default", root: str | Path = "results", missing: st
     frames = []
     for chapter, (paper, _) in chapters().items():
         path = Path(root) / chapter / preset / "claims.json"
-        if not path.exists():
+        if stored_json(path) is None:
             if missing == "raise":
                 raise ReproducerError(f"No claims for chapter {chapter} at the {preset!r} preset ({path} is missing): "
                                       f"execute notebooks/{chapter}.ipynb with -p preset {preset} first.")
             continue
-        rows = pd.DataFrame(json.loads(path.read_text()))
+        rows = pd.DataFrame(read_json(path))
         unknown = set(rows.get("outcome", pd.Series(dtype=str))) - set(OUTCOMES)
         if "claim" not in rows or "outcome" not in rows or unknown:
             raise ReproducerError(f"{path} is not a claims table (needs 'claim' and 'outcome' in {', '.join(OUTCOMES)}"
