@@ -155,8 +155,9 @@ def _gz(path: Path) -> Path:
 
 
 def stored_json(path: str | Path) -> Path | None:
-    """The file that holds the JSON result ``path`` (``X.json``): ``X.json`` itself, or its compressed form
-    ``X.json.gz``; ``None`` when neither exists. Results keep their plain name everywhere else (manifests, messages)."""
+    """The file that holds the result ``path`` (``X.json``, ``X.csv``, a saved encoder…): ``path`` itself, or its
+    compressed form ``X.json.gz``; ``None`` when neither exists. Results keep their plain name everywhere else
+    (manifests, messages)."""
     path = Path(path)
     return path if path.is_file() else _gz(path) if _gz(path).is_file() else None
 
@@ -173,11 +174,15 @@ def read_json(path: str | Path) -> Any:
 
 
 def write_json(path: str | Path, obj: Any, *, compress_above: int | None = None) -> Path:
-    """Write ``obj`` as indented JSON to ``path``, atomically; with ``compress_above``, a text longer than that many
-    characters goes to ``path + ".gz"`` instead, gzip-compressed (byte for byte reproducible: no time stamp). The other
-    form of the same result, if any, is removed, so a result is stored once. Returns the file written."""
+    """Write ``obj`` as indented JSON to ``path``, atomically (:func:`write_result`). Returns the file written."""
+    return write_result(path, json.dumps(obj, indent=1, ensure_ascii=False) + "\n", compress_above=compress_above)
+
+
+def write_result(path: str | Path, text: str, *, compress_above: int | None = None) -> Path:
+    """Write a result's ``text`` (JSON, CSV) to ``path``, atomically; with ``compress_above``, a text longer than that
+    many characters goes to ``path + ".gz"`` instead, gzip-compressed (byte for byte reproducible: no time stamp). The
+    other form of the same result, if any, is removed, so a result is stored once. Returns the file written."""
     path = Path(path)
-    text = json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
     if compress_above is not None and len(text) > compress_above:
         target, stale = _gz(path), path
         write_compressed(target, text)

@@ -38,7 +38,7 @@ import pandas as pd
 from reproducer.checkpoints import identity
 from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_compressed,
-                              write_json)
+                              write_json, write_result)
 from reproducer.log import log_to, logger
 from reproducer.runtime import seed_everything
 
@@ -332,16 +332,16 @@ def record_digests(folder: str | Path) -> int:
 
 
 def compress_stored(folder: str | Path, files=None, above: int = COMPRESS_ABOVE) -> list[tuple[Path, int, int]]:
-    """Store each result of ``folder``'s manifest (or only ``files``, relative to it) that is plain JSON longer than
-    ``above`` characters gzip-compressed instead (``X.json`` -> ``X.json.gz``, :func:`~reproducer.files.write_json`'s
-    criterion): the same bytes once decompressed, under the key it was stored with and with the checkpoints it was
+    """Store each result of ``folder``'s manifest (or only ``files``, relative to it) that is a plain JSON or CSV text
+    longer than ``above`` characters gzip-compressed instead (``X.json`` -> ``X.json.gz``, ``X.csv`` -> ``X.csv.gz``:
+    :func:`~reproducer.files.write_json`'s criterion): the same bytes once decompressed, under the key it was stored with and with the checkpoints it was
     computed from, its new digest recorded, so it is still reused. Returns ``(plain path, bytes before, bytes after)``
     for each result moved."""
     folder, moved = Path(folder), []
     manifest = read_keys(folder)
     for file in manifest["results"] if files is None else files:
         path = folder / file
-        if path.suffix != ".json" or not path.is_file() or path.stat().st_size <= above:
+        if path.suffix not in (".json", ".csv") or not path.is_file() or path.stat().st_size <= above:
             continue
         text = path.read_text(encoding="utf-8")
         if len(text) <= above:  # more bytes than characters (UTF-8): stays plain, as write_json would store it
@@ -521,15 +521,19 @@ class NotebookRun:
         return value
 
     def frame(self, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-        """The same for a table, stored as ``<name>.csv`` (the index is not stored: keep keys in columns)."""
+        """The same for a table, stored as ``<name>.csv`` (the index is not stored: keep keys in columns); one above
+        :data:`~reproducer.files.COMPRESS_ABOVE` characters as ``<name>.csv.gz``, read under its plain name as a JSON
+        result is (:func:`~reproducer.files.stored_json`)."""
 
         def save(path: Path, df: pd.DataFrame) -> None:
             if not isinstance(df, pd.DataFrame):
                 raise ReproducerError(f"{name}: expected a DataFrame, got {type(df).__name__}.")
-            with atomic_path(path) as tmp:
-                df.to_csv(tmp, index=False)
+            write_result(path, df.to_csv(index=False), compress_above=COMPRESS_ABOVE)
 
-        return self._cached(self.path(f"{name}.csv"), compute, pd.read_csv, save)
+        path = self.path(f"{name}.csv")
+        value = self._cached(path, compute, lambda p: pd.read_csv(stored_json(p)), save)
+        compress_stored(self.dir, [path.relative_to(self.dir).as_posix()])  # a reused plain table
+        return value
 
     def record(self, name: str, obj: Any) -> Path:
         """Always write ``<name>.json`` (e.g. a table the notebook rebuilds on every execution); no key is recorded:

@@ -252,6 +252,10 @@ def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still
     big, small = {"curve": list(range(3000))}, {"score": 1.0}
     run.json("big", lambda: calls.append(1) or big, compress_above=10**9)  # stored plain, as before the limit moved
     run.json("small", lambda: calls.append(2) or small)
+    table = pd.DataFrame({"query": ["a long enough query"] * 200, "rank": range(200)})
+    (folder / "table.csv").write_text(table.to_csv(index=False))  # a table stored plain, as before the limit moved
+    from reproducer.notebook import record_keys
+    record_keys(folder, {"table.csv": run.key})
     manifest = read_keys(folder)
     manifest["uses"] = {"big.json": {"01_first/smoke/checkpoints/m.train.pt": "abc"}}  # as if it read a model
     (folder / KEY_FILE).write_text(json.dumps(manifest))
@@ -259,7 +263,9 @@ def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still
     plain = (folder / "big.json").read_bytes()
 
     moved = compress_stored(folder, above=1000)
-    assert [(p.name, before) for p, before, _ in moved] == [("big.json", len(plain))] and moved[0][2] < len(plain) / 3
+    assert [(p.name, before) for p, before, _ in moved[:1]] == [("big.json", len(plain))] and moved[0][2] < len(plain) / 3
+    assert [p.name for p, _, _ in moved[1:]] == ["table.csv"] and (folder / "table.csv.gz").is_file()
+    assert run.frame("table", lambda: calls.append(4)).equals(table)  # reused, read from its compressed form
     assert gzip.decompress((folder / "big.json.gz").read_bytes()) == plain and not (folder / "big.json").exists()
     after = read_keys(folder)
     assert after["results"] == manifest["results"] and after["keys"] == manifest["keys"]
@@ -277,6 +283,6 @@ def test_committed_results_above_the_limit_are_compressed():
 
     root = Path(__file__).resolve().parents[1] / "results"
     large = [path for manifest in root.rglob(KEY_FILE) for file in read_keys(manifest.parent)["results"]
-             if (path := manifest.parent / file).is_file() and path.suffix == ".json"
+             if (path := manifest.parent / file).is_file() and path.suffix in (".json", ".csv")
              and len(path.read_text(encoding="utf-8")) > COMPRESS_ABOVE]
     assert not large, f"store these compressed (python scripts/compress_results.py): {large[:5]}"

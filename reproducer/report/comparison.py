@@ -16,7 +16,7 @@ import pandas as pd
 from reproducer.evaluate import Results
 from reproducer.evaluate.tasks import TASKS as ALL
 from reproducer.evaluate.tasks import points_scale
-from reproducer.files import read_json
+from reproducer.files import read_json, stored_json
 from reproducer.models import DECLARATIONS, MODELS, PAPERS, published_names
 from reproducer.notebook import slug
 from reproducer.report.plots import legend_below
@@ -146,8 +146,8 @@ def best_neighbours(preset: str = "default", root: str | Path = "results", chose
     frames = []
     for paper, (chapter, encoder) in (chosen or best()).items():
         folder = Path(root) / chapter / preset
-        found = [p for p in (folder / f"neighbours_{slug(encoder)}.csv", folder / "neighbours.csv") if p.is_file()]
-        frame = pd.read_csv(found[0]) if found else pd.DataFrame(columns=["encoder"])
+        found = [p for p in (folder / f"neighbours_{slug(encoder)}.csv", folder / "neighbours.csv") if stored_json(p)]
+        frame = pd.read_csv(stored_json(found[0])) if found else pd.DataFrame(columns=["encoder"])
         if (frame["encoder"] == encoder).any():
             frames.append(frame[frame["encoder"] == encoder].assign(encoder=f"{encoder} ({paper})"))
     if not frames:

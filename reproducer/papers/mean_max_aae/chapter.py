@@ -22,7 +22,7 @@ import pandas as pd
 from reproducer.encoders.attention import AAEConfig
 from reproducer.encoders.recurrent import RecurrentConfig
 from reproducer.errors import ReproducerError
-from reproducer.files import read_json
+from reproducer.files import read_json, stored_json
 from reproducer.notebook import results_root, slug
 from reproducer.papers.mean_max_aae import PAPER
 from reproducer.papers.mean_max_aae.averages import TASK_SETS, task_averages
@@ -78,9 +78,8 @@ def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
     """Model ``name``'s neighbour table stored by an earlier ``chapter`` in the folder of the same name as ``run``'s
     (:meth:`~reproducer.report.units.ModelProducts.neighbours`; the same queries and pool when both chapters draw them
     alike), or an empty table."""
-    path = results_root() / chapter / run.dir.name / f"neighbours_{slug(name)}.csv"
-    return pd.read_csv(path) if path.is_file() else pd.DataFrame(columns=["query", "encoder", "rank", "neighbour",
-                                                                           "cosine"])
+    found = stored_json(results_root() / chapter / run.dir.name / f"neighbours_{slug(name)}.csv")
+    return pd.read_csv(found) if found else pd.DataFrame(columns=["query", "encoder", "rank", "neighbour", "cosine"])
 
 
 def earlier_json(run, chapter: str, name: str) -> dict | None:

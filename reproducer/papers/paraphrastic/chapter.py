@@ -202,7 +202,7 @@ class ParaphraseTraining:
             products = [kind.format(file_key(name)) for kind in self.CHOSEN_PRODUCTS]
             for stale in [*(self.run.path(f) for f in products + list(self.PP_PRODUCTS if name == "PP" else ())),
                           self.run.bundle_path(name)]:
-                found = stored_json(stale) if stale.suffix == ".json" else (stale if stale.is_file() else None)
+                found = stored_json(stale)
                 if found:
                     found.unlink()
                     print(f"{name}: chosen configuration now {chosen!r} (was {choices[name]!r}): "
