@@ -156,7 +156,7 @@ def _gz(path: Path) -> Path:
 
 def stored_json(path: str | Path) -> Path | None:
     """The file that holds the result ``path`` (``X.json``, ``X.csv``, a saved encoder…): ``path`` itself, or its
-    compressed form ``X.json.gz``; ``None`` when neither exists. Results keep their plain name everywhere else
+    compressed form (``X.json.gz``); ``None`` when neither exists. Results keep their plain name everywhere else
     (manifests, messages)."""
     path = Path(path)
     return path if path.is_file() else _gz(path) if _gz(path).is_file() else None

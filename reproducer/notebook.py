@@ -37,8 +37,8 @@ import pandas as pd
 
 from reproducer.checkpoints import identity
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_compressed,
-                              write_json, write_result)
+from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_json,
+                              write_result)
 from reproducer.log import log_to, logger
 from reproducer.runtime import seed_everything
 
@@ -333,23 +333,22 @@ def record_digests(folder: str | Path) -> int:
 
 def compress_stored(folder: str | Path, files=None, above: int = COMPRESS_ABOVE) -> list[tuple[Path, int, int]]:
     """Store each result of ``folder``'s manifest (or only ``files``, relative to it) that is a plain JSON or CSV text
-    longer than ``above`` characters gzip-compressed instead (``X.json`` -> ``X.json.gz``, ``X.csv`` -> ``X.csv.gz``:
-    :func:`~reproducer.files.write_json`'s criterion): the same bytes once decompressed, under the key it was stored with and with the checkpoints it was
-    computed from, its new digest recorded, so it is still reused. Returns ``(plain path, bytes before, bytes after)``
+    longer than ``above`` characters gzip-compressed instead (``X.json`` -> ``X.json.gz``, ``X.csv`` -> ``X.csv.gz``,
+    by :func:`~reproducer.files.write_result`): the same bytes once decompressed, under the key it was stored with and
+    with the checkpoints it was computed from, its new digest recorded, so it is still reused. The manifest is read only
+    when a result moves (a reused result calls this on every read). Returns ``(plain path, bytes before, bytes after)``
     for each result moved."""
     folder, moved = Path(folder), []
-    manifest = read_keys(folder)
-    for file in manifest["results"] if files is None else files:
+    for file in read_keys(folder)["results"] if files is None else files:
         path = folder / file
         if path.suffix not in (".json", ".csv") or not path.is_file() or path.stat().st_size <= above:
             continue
-        text = path.read_text(encoding="utf-8")
-        if len(text) <= above:  # more bytes than characters (UTF-8): stays plain, as write_json would store it
+        size = path.stat().st_size
+        written = write_result(path, path.read_text(encoding="utf-8"), compress_above=above)
+        if written == path:  # no more characters than ``above`` (UTF-8 bytes outnumber them): stays plain
             continue
-        compressed = path.with_name(path.name + ".gz")
-        write_compressed(compressed, text)
-        moved.append((path, path.stat().st_size, compressed.stat().st_size))
-        path.unlink()
+        moved.append((path, size, written.stat().st_size))
+        manifest = read_keys(folder)
         key = manifest["keys"].get(manifest["results"].get(file))
         if key is not None:
             record_keys(folder, {file: key}, uses={file: manifest.get("uses", {}).get(file, {})})

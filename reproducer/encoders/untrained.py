@@ -35,6 +35,7 @@ from reproducer.encoders.bundles import ConfiguredModule, savable
 from reproducer.encoders.layers import fixed_embedding, pool
 from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
+from reproducer.runtime import default_device
 
 KINDS = ("borep", "lstm", "esn")
 ACTIVATIONS = {"none": lambda x: x, "relu": torch.relu, "tanh": torch.tanh}
@@ -185,8 +186,6 @@ def untrained_encoder(kind: str, vectors: WordVectors, *, dim: int = 4096, seed:
     """An untrained encoder of ``kind`` (:data:`KINDS`) over ``vectors`` (every word they cover; others read zero),
     ``dim`` wide, its weights drawn from ``seed``; ``options`` are the other fields of :class:`UntrainedConfig`. Behind
     the one encoder contract (:class:`~reproducer.encoders.trained.TokenEncoder`: lower-cased tokens)."""
-    from reproducer.runtime import default_device
-
     vocab, table = pretrained_channel(Vocabulary(list(SPECIALS)), vectors)
     config = UntrainedConfig(kind, len(vocab), vectors.dim, dim=dim, seed=seed, **options)
     device = default_device(device)
