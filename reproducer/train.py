@@ -10,6 +10,7 @@ replays exactly the batches an uninterrupted run would have seen. The clock coun
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -515,6 +516,22 @@ class Fitted:
     batches: Callable[[int], Any] | None = None  # the step-indexed batches it trained on (benchmarks replay them)
 
 
+_AT_INITIALISATION = contextvars.ContextVar("at_initialisation", default=False)
+
+
+@contextlib.contextmanager
+def at_initialisation():
+    """Within this block every family's ``fit`` builds its model and test-time encoder exactly as for training (the
+    same seed, so the same initial weights) and returns them before the first step, with a log of 0 steps: the
+    untrained twin of a trained model (:mod:`reproducer.untrained_twins`). A step budget of 0 is refused everywhere
+    else (:func:`check_settings`): outside this block it is a mistake, not a request."""
+    token = _AT_INITIALISATION.set(True)
+    try:
+        yield
+    finally:
+        _AT_INITIALISATION.reset(token)
+
+
 def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], preset, *, name: str,
                checkpoint=None, evaluate: Callable[[Fitted, int], dict] | None = None, seed: int = 0, device=None,
                progress: bool = True) -> Fitted:
@@ -523,6 +540,9 @@ def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], 
     ``encoder`` (or the module) at the preset's evaluation points. ``module`` and ``encoder`` are already on
     ``device``."""
     fitted = Fitted(encoder, module, batches=batches)
+    if _AT_INITIALISATION.get():  # the weights as built: no step, no checkpoint, no evaluation
+        fitted.log = TrainLog(parameters=sum(p.numel() for p in module.parameters() if p.requires_grad))
+        return fitted
     fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
                        progress=progress, desc=name, settings=preset.identity(),
                        evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)

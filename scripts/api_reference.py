@@ -28,8 +28,8 @@ TOC_GLOB = "book/api/*"
 #: Sections of shared code: title, introduction, the modules (a package name stands for every module in it).
 SECTIONS = [
     ("The registry", ("Every model of the book as data (family, paper, chapter, bundle kind, published names), the "
-                      "declarations' shape, and the preset lookup."),
-     ["reproducer.models", "reproducer.papers", "reproducer.presets"]),
+                      "declarations' shape, the preset lookup and each model's untrained twin."),
+     ["reproducer.models", "reproducer.papers", "reproducer.presets", "reproducer.untrained_twins"]),
     ("Data", "The datasets (fetched through the registry with checksums), the corpus, vocabularies and vectors.",
      ["reproducer.data"]),
     ("Encoders", "The encoder contract, the architectures the papers share, bundles and the baselines.",

@@ -21,7 +21,7 @@ LAYERS = [
     {"reproducer.encoders"},
     {"reproducer.evaluate"},
     {"reproducer.objectives"},
-    {"reproducer.models", "reproducer.presets", "reproducer.bench", "reproducer.papers"},
+    {"reproducer.models", "reproducer.presets", "reproducer.bench", "reproducer.papers", "reproducer.untrained_twins"},
     {"reproducer.report", "reproducer.notebook", "reproducer.train_command", "reproducer.gpu_pack", "reproducer.gpu_run"},
     {"reproducer.__main__"},
 ]

@@ -80,6 +80,14 @@ class Family:
         :class:`~reproducer.train.Fitted`."""
         return getattr(self._module(), self.fit_function)(variant, preset, data, **options)
 
+    def untrained(self, variant: str, preset, data, *, seed: int = 0, device=None):
+        """``variant`` as :meth:`fit` builds it under ``preset`` on ``data`` with ``seed``, before its first step (the
+        same initial weights as the trained run of that seed): a :class:`~reproducer.train.Fitted` with a 0-step log."""
+        from reproducer.train import at_initialisation
+
+        with at_initialisation():
+            return self.fit(variant, preset, data, seed=seed, device=device, progress=False, **self.fit_options)
+
 
 @dataclass(frozen=True)
 class Model:

@@ -1,0 +1,77 @@
+"""Each paper's own encoder with its weights at initialisation: the untrained twin of a model of
+:mod:`reproducer.models`, the floor its training has to clear (Wieting & Kiela 2019 ask the question for BOREP, random
+LSTMs and echo state networks, :mod:`reproducer.encoders.untrained`; here it is asked of every book's architecture).
+
+:func:`untrained_twin` builds model ``name`` through its family's ``fit`` (:meth:`~reproducer.papers.Family.untrained`:
+the same code, preset and seed as the trained run, stopped before its first step), so the twin is always the trained
+model's architecture with the trained model's initial weights. A combination (combine-skip, combine-QT) is the
+concatenation of its parts' twins. Word inputs stay what the paper gives them:
+
+- fixed pre-trained vectors (the autoencoders, consensus maximisation) and vectors the training starts from (the
+  paraphrastic models) are already our word2vec at initialisation;
+- learned word embeddings (skip-thought, Quick-Thoughts) are random draws at initialisation; ``word_vectors`` puts our
+  word2vec in their place (each vocabulary word the vectors hold; the others keep their draw), so the twin separates
+  what training adds over random words from what it adds over good ones.
+"""
+from __future__ import annotations
+
+import torch
+
+from reproducer import models
+from reproducer.data.vectors import WordVectors
+from reproducer.encoders.trained import ConcatEncoder
+from reproducer.errors import ReproducerError
+from reproducer.train import Fitted
+
+
+def family_inputs(family: str) -> str:
+    """What family ``family`` does with word vectors (:data:`reproducer.papers.INPUTS`), as its paper declares for its
+    chapter 06 line: ``"learned"``, ``"fixed"`` or ``"initialised"``."""
+    declared = {line.family: line.inputs for paper in models.DECLARATIONS.values() for line in paper.lines}
+    if family not in declared:
+        raise ReproducerError(f"No paper declares what the {family} family does with word vectors.")
+    return declared[family]
+
+
+def untrained_twin(name: str, preset, data, *, seed: int = 0, word_vectors: WordVectors | None = None,
+                   device=None):
+    """Model ``name`` (:data:`reproducer.models.MODELS`) at initialisation: its test-time encoder as its family builds
+    it under ``preset`` (a :class:`~reproducer.presets.Preset` of that family; the model's own ``overrides`` are
+    applied) on ``data`` (what it trains on: :meth:`~reproducer.papers.Family.training_data`, for its vocabulary)
+    with ``seed``, before any step. ``word_vectors`` (learned-embedding families only) replaces the random embedding
+    rows of every vocabulary word they hold. Its name is ``"<name> (untrained)"``, or ``"<name> (untrained,
+    <vectors' name>)"``."""
+    model = models.model(name)
+    if model.family == "baseline":
+        raise ReproducerError(f"{name} is an untrained baseline already; it has no trained twin.")
+    if word_vectors is not None and family_inputs(model.family) != "learned":
+        raise ReproducerError(f"{name} reads {family_inputs(model.family)} pre-trained word vectors: at initialisation "
+                              "they are our word2vec already, so there is nothing to put in their place.")
+    label = f"{name} (untrained{', ' + word_vectors.name if word_vectors is not None and word_vectors.name else ''})"
+    if model.parts:
+        return ConcatEncoder([untrained_twin(p, preset, data, seed=seed, word_vectors=word_vectors, device=device)
+                              for p in model.parts], label)
+    preset = preset.with_overrides(**model.overrides) if model.overrides else preset
+    fitted: Fitted = models.family(model.family).untrained(model.variant, preset, data, seed=seed, device=device)
+    encoder = fitted.encoder
+    if word_vectors is not None:
+        for part in encoder.encoders if isinstance(encoder, ConcatEncoder) else [encoder]:
+            put_vectors(part.module.embed, part.vocab.itos, word_vectors)
+    encoder.name = label
+    return encoder
+
+
+def put_vectors(embed: torch.nn.Embedding, words: list[str], vectors: WordVectors) -> int:
+    """Overwrite row ``i`` of ``embed`` with the vector of ``words[i]`` for every word ``vectors`` holds; the number
+    of rows replaced. The widths must agree."""
+    if embed.embedding_dim != vectors.dim:
+        raise ReproducerError(f"The word embeddings are {embed.embedding_dim}-d but {vectors.name or 'the vectors'} "
+                              f"are {vectors.dim}-d: train the model with word_dim = {vectors.dim} to put them in "
+                              "place.")
+    rows = [(i, vectors.index[w]) for i, w in enumerate(words) if w in vectors.index]
+    if rows:
+        ours, theirs = map(list, zip(*rows))
+        with torch.no_grad():
+            embed.weight[ours] = torch.as_tensor(vectors.vectors[theirs], dtype=embed.weight.dtype,
+                                                 device=embed.weight.device)
+    return len(rows)

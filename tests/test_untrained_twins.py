@@ -1,0 +1,123 @@
+"""The untrained twin of each paper's encoder (issue 44): the trained model's own architecture and initial weights,
+built by its family's fit stopped before the first step."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import reproducer.train as train_module
+from reproducer import models
+from reproducer.data.vectors import WordVectors
+from reproducer.encoders.trained import ConcatEncoder
+from reproducer.errors import ReproducerError
+from reproducer.presets import preset
+from reproducer.untrained_twins import family_inputs, untrained_twin
+
+SENTENCES = ["the cat sat on the mat .", "a man walks his dog in the park", "she said nothing"]
+ONE_PER_FAMILY = ["uni-skip", "uni-QT", "PP", "MV", "mean-max AAE"]
+
+
+@pytest.fixture(scope="module")
+def smoke():
+    """Each model's smoke preset and training data, built once."""
+    built = {}
+
+    def get(name):
+        model = models.model(name)
+        if name not in built:
+            settings = preset(model.family, "smoke")
+            variant = model.variant or models.model(model.parts[0]).variant
+            built[name] = settings, models.family(model.family).training_data(variant, settings)
+        return built[name]
+    return get
+
+
+def parts_of(encoder) -> list:
+    """The single encoders of a (nested) concatenation."""
+    return [p for e in encoder.encoders for p in parts_of(e)] if isinstance(encoder, ConcatEncoder) else [encoder]
+
+
+def state(encoder) -> dict:
+    """Every weight of every part (a consensus encoder's are its views')."""
+    return {f"{i}.{k}": v.detach().clone() for i, part in enumerate(parts_of(encoder))
+            for k, v in getattr(part, "views", getattr(part, "module", None)).state_dict().items()}
+
+
+@pytest.mark.parametrize("name", ONE_PER_FAMILY)
+def test_the_twin_is_the_trained_runs_model_before_its_first_step(name, smoke, monkeypatch):
+    """Same architecture and same initial weights as the run ``fit`` trains with that seed: the weights ``train``
+    receives are the twin's, name for name and value for value; another seed draws others."""
+    settings, data = smoke(name)
+    model = models.model(name)
+    family = models.family(model.family)
+    twin = untrained_twin(name, settings, data, seed=3)
+    received = {}
+
+    def no_steps(module, *args, **kwargs):
+        received.update({k: v.detach().clone() for k, v in module.state_dict().items()})
+        return train_module.TrainLog()
+    monkeypatch.setattr(train_module, "train", no_steps)
+    trained = family.fit(model.variant, settings, data, seed=3, progress=False, **family.fit_options)
+    twin_module = state(twin)
+    trained_module = state(trained.encoder)
+    assert twin_module.keys() == trained_module.keys()
+    assert all(torch.equal(twin_module[k], trained_module[k]) for k in twin_module)
+    assert received  # train() was handed the module: its encoder's weights are the ones compared above
+    other = untrained_twin(name, settings, data, seed=4).encode(SENTENCES)
+    again = untrained_twin(name, settings, data, seed=3).encode(SENTENCES)
+    ours = twin.encode(SENTENCES)
+    assert np.array_equal(ours, again) and not np.allclose(ours, other)
+    assert twin.name == f"{name} (untrained)" and np.isfinite(ours).all()
+
+
+def test_a_twin_takes_no_step_and_writes_nothing(smoke, tmp_path, monkeypatch):
+    settings, data = smoke("uni-skip")
+    monkeypatch.chdir(tmp_path)
+    fitted = models.family("skip-thought").untrained("uni-skip", settings, data, seed=0)
+    assert fitted.log.step == 0 and fitted.log.seconds == 0 and fitted.log.parameters > 0
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ReproducerError, match="max_steps must be at least 1"):  # outside the twin, 0 steps is refused
+        settings.with_overrides(max_steps=0).train_config(0)
+
+
+def test_a_combination_is_its_parts_twins_side_by_side(smoke):
+    settings, data = smoke("combine-skip")
+    both = untrained_twin("combine-skip", settings, data, seed=1).encode(SENTENCES)
+    uni = untrained_twin("uni-skip", settings, data, seed=1).encode(SENTENCES)
+    bi = untrained_twin("bi-skip", settings, data, seed=1).encode(SENTENCES)
+    assert np.array_equal(both, np.concatenate([uni, bi], axis=1))
+
+
+def test_word2vec_in_place_of_learned_embeddings(smoke):
+    """A learned-embedding model's twin with our vectors: the rows of the words they hold are replaced, the others
+    keep their draw, the rest of the network is the same initialisation."""
+    settings, data = smoke("uni-QT")
+    words = [w for w in data.vocab.itos[4:50]]
+    vectors = WordVectors(words, np.random.default_rng(0).standard_normal((len(words), settings.word_dim)), "toy")
+    random_words = untrained_twin("uni-QT", settings, data, seed=0)
+    with_vectors = untrained_twin("uni-QT", settings, data, seed=0, word_vectors=vectors)
+    assert with_vectors.name == "uni-QT (untrained, toy)"
+    for plain, put in zip(parts_of(random_words), parts_of(with_vectors)):
+        table, before = put.module.embed.weight.detach(), plain.module.embed.weight.detach()
+        held = [put.vocab.stoi[w] for w in words]
+        assert np.allclose(table[held].numpy(), vectors.vectors)
+        rest = [i for i in range(len(put.vocab)) if i not in set(held)]
+        assert torch.equal(table[rest], before[rest])
+        others = {k: v for k, v in put.module.state_dict().items() if k != "embed.weight"}
+        assert all(torch.equal(v, plain.module.state_dict()[k]) for k, v in others.items())
+    assert not np.allclose(random_words.encode(SENTENCES), with_vectors.encode(SENTENCES))
+
+
+def test_what_a_twin_refuses(smoke):
+    settings, data = smoke("uni-skip")
+    narrow = WordVectors(["cat"], np.ones((1, settings.word_dim + 1)), "wide")
+    with pytest.raises(ReproducerError, match=f"{settings.word_dim}-d but wide are {settings.word_dim + 1}-d"):
+        untrained_twin("uni-skip", settings, data, word_vectors=narrow)
+    aae_settings, aae_data = smoke("mean-max AAE")
+    with pytest.raises(ReproducerError, match="reads fixed pre-trained word vectors"):
+        untrained_twin("mean-max AAE", aae_settings, aae_data, word_vectors=narrow)
+    with pytest.raises(ReproducerError, match="untrained baseline already"):
+        untrained_twin("glove-bow", settings, data)
+    assert [family_inputs(f) for f in ["skip-thought", "quick-thought", "paraphrastic", "consensus", "autoencoder"]] \
+        == ["learned", "learned", "initialised", "fixed", "fixed"]
