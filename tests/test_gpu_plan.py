@@ -132,6 +132,12 @@ def _the_book_reads_it(out: Path, root: Path) -> None:
     assert mr["paper"] == 77.2 and mr["ours, CPU (default)"] == 60.0
     assert mr["GPU − paper"] == pytest.approx(mr["ours, GPU (paper sizes)"] - 77.2)
     assert table[table.task == "CR"]["ours, GPU (paper sizes)"].isna().all()  # the smoke plan scores MR and SICK-R
+    gpu_mr = mr["ours, GPU (paper sizes)"]
+    assert gpu_runs.gap_summary(table, "default").startswith(
+        f"- **uni-QT**, Table 1's 1 accuracies: our CPU row (`default`) is -17.2 points from the paper on average, the "
+        f"GPU row at the paper's sizes {gpu_mr - 77.2:+.1f}")  # only MR has both rows: SICK-R has no CPU number
+    assert "SICK-R" not in gpu_runs.gap_summary(table, "default")
+    assert gpu_runs.gap_summary(table.assign(**{"ours, CPU (default)": None}), "default") == ""
 
 
 def test_a_failing_stage_is_recorded_and_the_plan_goes_on(tmp_path):
