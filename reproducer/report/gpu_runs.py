@@ -103,7 +103,8 @@ def bench_table(record: dict) -> pd.DataFrame:
 def gap_summary(table: pd.DataFrame, cpu_preset: str) -> str:
     """What the GPU rows of :func:`table1_beside_gpu` say, one line per model: the mean difference to the paper over
     Table 1's accuracies of our CPU row (at ``cpu_preset``) and of the GPU row at the paper's sizes, the share of the
-    CPU row's shortfall the GPU run closes, and SICK-R's Pearson r of the three; empty where a model lacks the numbers."""
+    CPU row's shortfall the GPU run closes, and SICK-R's Pearson r of the three; empty where a model lacks the
+    numbers."""
     cpu, gpu = f"ours, CPU ({cpu_preset})", "ours, GPU (paper sizes)"
     lines = []
     for model, rows in table.groupby("model", sort=False):
@@ -111,13 +112,14 @@ def gap_summary(table: pd.DataFrame, cpu_preset: str) -> str:
         if acc.empty:
             continue
         cpu_gap, gpu_gap = (acc[cpu] - acc["paper"]).mean(), (acc[gpu] - acc["paper"]).mean()
-        line = (f"- **{model}**, Table 1's {len(acc)} accuracies: our CPU row (`{cpu_preset}`) is {cpu_gap:+.1f} points "
-                f"from the paper on average, the GPU row at the paper's sizes {gpu_gap:+.1f}")
+        line = (f"- **{model}**, Table 1's {len(acc)} accuracies: our CPU row (`{cpu_preset}`) is {cpu_gap:+.1f} "
+                f"points from the paper on average, the GPU row at the paper's sizes {gpu_gap:+.1f}")
         if cpu_gap < 0:
             line += f", so the GPU run closes {1 - gpu_gap / cpu_gap:.0%} of the CPU row's shortfall"
         sick = rows[(rows.task == "SICK-R") & (rows.metric == "pearson")].dropna(subset=["paper", cpu, gpu])
         if len(sick):
             s = sick.iloc[0]
-            line += f"; SICK-R Pearson r {s[cpu]:.3f} on the CPU, {s[gpu]:.3f} on the GPU, {s['paper']:.3f} in the paper"
+            line += (f"; SICK-R Pearson r {s[cpu]:.3f} on the CPU, {s[gpu]:.3f} on the GPU, {s['paper']:.3f} in the "
+                     "paper")
         lines.append(line + ".")
     return "\n".join(lines)
