@@ -121,3 +121,42 @@ def test_what_a_twin_refuses(smoke):
         untrained_twin("glove-bow", settings, data)
     assert [family_inputs(f) for f in ["skip-thought", "quick-thought", "paraphrastic", "consensus", "autoencoder"]] \
         == ["learned", "learned", "initialised", "fixed", "fixed"]
+
+
+
+def _chapter_models(family: str, run):
+    """A chapter's models at smoke, seed 2, scoring MR (and the chapter's extra tasks)."""
+    from reproducer.papers.consensus.chapter import ConsensusModels
+    from reproducer.papers.mean_max_aae.training import AutoencoderModels
+    from reproducer.papers.quick_thoughts.chapter import QuickThoughtModels
+    from reproducer.papers.skip_thoughts.chapter import SkipThoughtModels
+
+    settings, options = preset(family, "smoke"), {"seed": 2, "progress": False}
+    return {"skip-thought": lambda: SkipThoughtModels(run, settings, tasks=["MR"], extra_tasks=(), **options),
+            "quick-thought": lambda: QuickThoughtModels(run, settings, ["MR"], **options),
+            "consensus": lambda: ConsensusModels(run, settings, groups={"U": [], "S": [], "B": [], "M": ["MR"]},
+                                                 **options),
+            "autoencoder": lambda: AutoencoderModels(run, settings, tasks=["MR"], **options)}[family]()
+
+
+@pytest.mark.parametrize("name", ["combine-skip", "MC-QT", "MV", "mean-max AAE"])
+def test_a_chapters_twin_is_scored_once_on_its_tasks_and_cached(name, tmp_path, monkeypatch):
+    """A chapter's models give each model's twin from the chapter's own settings and data (``twin_inputs``), with
+    this seed's initial weights: scored on the chapter's tasks with per-item outcomes, cached beside the trained
+    model's evaluation under its own key, and read back without building the twin again."""
+    import reproducer.untrained_twins as twins
+    from reproducer.evaluate import evaluate
+    from reproducer.files import stored_json
+    from reproducer.notebook import NotebookRun, slug
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    model = models.model(name)
+    chapter = _chapter_models(model.family, NotebookRun(model.chapter, "smoke"))
+    results = chapter.twin_results(name)
+    assert "MR" in results.scores and results.items["MR"]  # per-item outcomes: the claims' bootstrap
+    assert stored_json(chapter.run.dir / f"eval_{slug(name)}_untrained.json")
+    settings, data = chapter.twin_inputs(name)
+    twin = untrained_twin(name, settings, data, seed=2)
+    assert evaluate(twin, ["MR"], settings.eval_config, progress=False).scores["MR"] == results.scores["MR"]
+    monkeypatch.setattr(twins, "untrained_twin", lambda *a, **k: pytest.fail("the cached twin was built again"))
+    assert chapter.twin_results(name).scores == results.scores

@@ -38,13 +38,16 @@ class ModelProducts:
                                                                                  k, seed)
         self.question_seed = seed if question_seed is None else question_seed
 
-    def evaluation(self, name: str, tasks: list[str] | None = None, key: str | None = None):
+    def evaluation(self, name: str, tasks: list[str] | None = None, key: str | None = None,
+                   encoder: Callable[[], object] | None = None):
         """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` on ``tasks`` (by default the chapter's),
-        with per-item outcomes: ``<key>.json`` (``eval_<name>``) if cached, else evaluated."""
+        with per-item outcomes: ``<key>.json`` (``eval_<name>``) if cached, else evaluated (the encoder from
+        ``encoder()`` when given, else ``self.encoder(name)``)."""
         from reproducer.evaluate import Results, evaluate
 
         return Results.from_json(self.run.json(key or f"eval_{slug(name)}", lambda: evaluate(
-            self.encoder(name), tasks or self.tasks, self.eval_config, progress=False).to_json()))
+            encoder() if encoder else self.encoder(name), tasks or self.tasks, self.eval_config,
+            progress=False).to_json()))
 
     @functools.cached_property
     def pool(self) -> tuple[list[str], list[str]]:
@@ -178,6 +181,22 @@ class ChapterModels:
         the extra tasks) at the preset's protocol, with per-item outcomes: ``<key>.json`` (``eval_<name>``) if
         cached, else evaluated."""
         return self.products.evaluation(name, tasks, key)
+
+    def twin_inputs(self, name: str) -> tuple:
+        """``(settings, data)``: the preset and the training data this chapter trains model ``name`` with, for its
+        untrained twin (:meth:`twin_results`); a chapter with twins gives it."""
+        raise NotImplementedError(f"{type(self).__name__} builds no untrained twins.")
+
+    def twin_results(self, name: str, word_vectors=None):
+        """The :class:`~reproducer.evaluate.harness.Results` of model ``name``'s untrained twin
+        (:func:`~reproducer.untrained_twins.untrained_twin`: this chapter's architecture, settings and data, with this
+        seed's initial weights; ``word_vectors`` in place of learned word embeddings) on the chapter's and the extra
+        tasks, with per-item outcomes: ``eval_<name>_untrained.json`` (``…_untrained_<vectors>.json``) if cached."""
+        from reproducer.untrained_twins import untrained_twin
+
+        key = f"eval_{slug(name)}_untrained" + (f"_{slug(word_vectors.name)}" if word_vectors is not None else "")
+        return self.products.evaluation(name, key=key, encoder=lambda: untrained_twin(
+            name, *self.twin_inputs(name), seed=self.seed, word_vectors=word_vectors))
 
     def declare(self) -> None:
         """Declare the run's settings (:meth:`~reproducer.notebook.NotebookRun.settings`): the key of its results."""

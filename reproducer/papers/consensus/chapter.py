@@ -297,6 +297,10 @@ class ConsensusModels(ChapterModels):
         :class:`~reproducer.data.fixed_vectors.FixedVectorData`, loaded on first use)."""
         return FixedVectorData(self.corpus_config, self.settings.word2vec_dim)
 
+    def twin_inputs(self, name: str) -> tuple:
+        """Every variant trains at the chapter's settings on :attr:`data`'s training data."""
+        return self.settings, self.data.training_data()
+
     def settings_record(self) -> dict:
         return {"consensus": self.settings.to_dict(), "seed": self.seed, "device": str(default_device()),
                 **self.groups}

@@ -228,6 +228,10 @@ class AutoencoderModels(ChapterModels):
         """The fixed word vectors, vocabulary and corpus ids (:class:`AutoencoderData`), loaded on first use."""
         return AutoencoderData.load(self.settings, seed=self.seed, held_out_batches=self.held_out_batches)
 
+    def twin_inputs(self, name: str) -> tuple:
+        """Every variant trains at the chapter's settings on :attr:`data`'s training data."""
+        return self.settings, self.data.training_data()
+
     def settings_record(self) -> dict:
         return {"autoencoder": self.settings.to_dict(), "seed": self.seed, "device": str(default_device()),
                 "tasks": self.tasks, "normalize_halves": self.normalize_halves}

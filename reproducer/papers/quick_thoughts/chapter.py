@@ -220,6 +220,13 @@ class QuickThoughtModels(ChapterModels):
         (what ``python -m reproducer train`` trains on too)."""
         return family(self.family).training_data("uni-QT", self.settings)
 
+    def twin_inputs(self, name: str) -> tuple:
+        """A Quick-Thoughts variant's settings (with the chapter's overrides for it) and data, as :meth:`fit` trains
+        it: MC-QT on :attr:`glove_data`, the others on :attr:`data`; combine-QT as its parts."""
+        variant = name.split()[0]
+        data = self.glove_data if variant == "MC-QT" else self.data
+        return self.settings.with_overrides(**self.overrides.get(name, {})), data
+
     @functools.cached_property
     def glove_data(self):
         """MC-QT's ids: ours, then every other GloVe word (fixed vectors; zero rows for ours without one): the

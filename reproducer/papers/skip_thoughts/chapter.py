@@ -47,6 +47,10 @@ class SkipThoughtModels(ChapterModels):
         ``training_data`` (what ``python -m reproducer train`` trains on too)."""
         return family(self.family).training_data("uni-skip", self.settings)
 
+    def twin_inputs(self, name: str) -> tuple:
+        """uni-skip, bi-skip and combine-skip train at the chapter's settings on :attr:`data`."""
+        return self.settings, self.data
+
     @functools.cached_property
     def held_out_sentences(self) -> list[str]:
         """The held-out books' sentences (the vocabulary's coverage is measured on them)."""
