@@ -32,6 +32,11 @@ BASELINE_MODELS: tuple[Model, ...] = tuple(Model(name, "baseline", "00b_baseline
     ("word2vec-bow", ("word2vec BOW",), "mean of our Gutenberg word2vec 300d vectors"),
     ("minilm", (), "all-MiniLM-L6-v2 (a modern reference)"),
     ("random-4800", (), "4,800-d random projection of hashed words"),
+    # Wieting & Kiela's (2019) untrained encoders (reproducer.encoders.untrained), 4,096 wide as in their tables and
+    # 1,200 wide as combine-skip and combine-QT at default
+    *((f"{kind}-{vectors}-{dim}", (), f"untrained {kind.upper() if kind != 'lstm' else 'biLSTM'} over "
+       f"{'our word2vec 300d' if vectors == 'word2vec' else 'GloVe 6B 50d'}, {dim:,}-d")
+      for kind in ("borep", "lstm", "esn") for vectors in ("word2vec", "glove") for dim in (1200, 4096)),
 ])
 
 DECLARATIONS: dict[str, Paper] = {}

@@ -184,9 +184,12 @@ def test_a_damaged_manifest_is_a_warning_and_the_result_is_computed_again(tmp_pa
 def test_a_truncated_result_is_computed_again_saying_why(tmp_path, monkeypatch, capsys, name, cut):
     import pandas as pd
 
+    from reproducer.log import log_to
     from reproducer.notebook import NotebookRun
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    monkeypatch.delenv("REPRODUCER_QUIET", raising=False)
+    log_to()  # the notebook's lines on screen, as start() sets them up (not left to an earlier test)
     run = NotebookRun("nb", "smoke")
     if name == "metrics":
         run.json(name, lambda: {"score": 1.5, "n": 10})

@@ -93,3 +93,27 @@ def test_an_untrained_encoder_saves_and_loads_as_every_encoder(vectors, tmp_path
 def test_a_wrong_configuration_is_refused_with_its_reason(fields, message):
     with pytest.raises(ReproducerError, match=message):
         UntrainedConfig(vocab_size=10, word_dim=4, **fields)
+
+
+def test_named_untrained_baselines_read_their_kind_vectors_and_width_from_the_name(vectors, monkeypatch):
+    """``<kind>-<vectors>-<width>`` loads like every baseline (the vectors are our word2vec or GloVe 6B 50d: a toy
+    table stands in for both here); its seed draws the weights, and a deterministic baseline refuses a seed."""
+    import reproducer.data.vectors
+    import reproducer.encoders.baselines as baselines
+    from reproducer import models
+
+    monkeypatch.setattr(reproducer.data.vectors, "train_word2vec", lambda: vectors)
+    monkeypatch.setattr(baselines, "load_glove", lambda: WordVectors(vectors.words, vectors.vectors[:, :4], "glove"))
+    esn = baselines.load_baseline("esn-word2vec-12", seed=1)
+    assert esn.name == "esn-word2vec-12" and esn.module.config.kind == "esn" and esn.module.config.word_dim == 6
+    assert esn.encode(SENTENCES).shape == (len(SENTENCES), 12)
+    assert np.array_equal(esn.encode(SENTENCES), untrained_encoder("esn", vectors, dim=12, seed=1).encode(SENTENCES))
+    assert not np.allclose(esn.encode(SENTENCES), baselines.load_baseline("esn-word2vec-12").encode(SENTENCES))
+    assert baselines.load_baseline("borep-glove-8").module.config.word_dim == 4
+    for name in ["tree-word2vec-12", "esn-fasttext-12", "esn-word2vec-0", "esn-word2vec"]:
+        with pytest.raises(ReproducerError, match="Unknown encoder"):
+            baselines.load_baseline(name)
+    with pytest.raises(ReproducerError, match="draws nothing at random"):
+        baselines.load_baseline("glove-bow", seed=1)
+    names = {m.name for m in models.models(family="baseline")}
+    assert {f"{k}-{v}-{d}" for k in ("borep", "lstm", "esn") for v in ("word2vec", "glove") for d in (1200, 4096)} <= names

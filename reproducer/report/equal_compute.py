@@ -156,13 +156,14 @@ class EqualCompute:
         return self.run.json(name, compute)
 
     def reference(self, name: str) -> dict:
-        """Baseline ``name`` (:data:`reproducer.encoders.baselines.BASELINES`, e.g. :data:`REFERENCES`) scored as the
-        lines are at each point, cached as ``equal_reference_<name>.json``: ``name`` and :func:`score_encoder`'s
+        """Baseline ``name`` (:func:`reproducer.encoders.baselines.load_baseline`, e.g. :data:`REFERENCES`) scored as
+        the lines are at each point, cached as ``equal_reference_<name>.json``: ``name`` and :func:`score_encoder`'s
         scores."""
-        from reproducer.encoders.baselines import BASELINES, load_baseline
+        from reproducer.encoders.baselines import BASELINES, is_baseline, load_baseline
 
-        if name not in BASELINES:
-            raise ReproducerError(f"Unknown reference {name!r}; choose one of {', '.join(BASELINES)}.")
+        if not is_baseline(name):
+            raise ReproducerError(f"Unknown reference {name!r}; choose one of {', '.join(BASELINES)} or an untrained "
+                                  "<borep|lstm|esn>-<word2vec|glove>-<width>.")
         return self.run.json(f"equal_reference_{slug(name)}", lambda: {
             "name": name, **score_encoder(load_baseline(name), self.config, self.transfer, self.sts)})
 
