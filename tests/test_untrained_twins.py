@@ -160,3 +160,21 @@ def test_a_chapters_twin_is_scored_once_on_its_tasks_and_cached(name, tmp_path, 
     assert evaluate(twin, ["MR"], settings.eval_config, progress=False).scores["MR"] == results.scores["MR"]
     monkeypatch.setattr(twins, "untrained_twin", lambda *a, **k: pytest.fail("the cached twin was built again"))
     assert chapter.twin_results(name).scores == results.scores
+
+
+def test_chapter_03s_twin_is_its_chosen_configuration_at_initialisation(tmp_path, monkeypatch):
+    """A paraphrastic model's twin: its chosen configuration's settings on the chapter's pairs and initial vectors,
+    scored on the transfer tasks like the trained model, cached under its own key."""
+    from reproducer.evaluate import evaluate
+    from reproducer.files import stored_json
+    from reproducer.notebook import NotebookRun, slug
+    from reproducer.papers.paraphrastic.chapter import ParaphraseTraining
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    training = ParaphraseTraining.prepare(NotebookRun("03_paraphrastic", "smoke"))
+    training.best = {"LSTM (o.g.)": {"overrides": {"lr": 0.005}}}  # as train_grid leaves it
+    results = training.twin_results("LSTM (o.g.)")
+    assert set(results.scores) == {"MRPC", "STS14"} and results.items["MRPC"]
+    twin = untrained_twin("LSTM (o.g.)", training.settings(lr=0.005), training.data(), seed=training.seed)
+    assert evaluate(twin, ["MRPC"], "smoke", progress=False).scores["MRPC"] == results.scores["MRPC"]
+    assert stored_json(training.run.dir / f"eval_{slug('LSTM (o.g.)')}_untrained.json")

@@ -188,15 +188,10 @@ class ChapterModels:
         raise NotImplementedError(f"{type(self).__name__} builds no untrained twins.")
 
     def twin_results(self, name: str, word_vectors=None):
-        """The :class:`~reproducer.evaluate.harness.Results` of model ``name``'s untrained twin
-        (:func:`~reproducer.untrained_twins.untrained_twin`: this chapter's architecture, settings and data, with this
-        seed's initial weights; ``word_vectors`` in place of learned word embeddings) on the chapter's and the extra
-        tasks, with per-item outcomes: ``eval_<name>_untrained.json`` (``…_untrained_<vectors>.json``) if cached."""
-        from reproducer.untrained_twins import untrained_twin
-
-        key = f"eval_{slug(name)}_untrained" + (f"_{slug(word_vectors.name)}" if word_vectors is not None else "")
-        return self.products.evaluation(name, key=key, encoder=lambda: untrained_twin(
-            name, *self.twin_inputs(name), seed=self.seed, word_vectors=word_vectors))
+        """Model ``name``'s untrained twin on the chapter's and the extra tasks (:func:`twin_evaluation`), from this
+        chapter's settings and data (:meth:`twin_inputs`) with this seed's initial weights."""
+        return twin_evaluation(self.products, name, lambda: self.twin_inputs(name), seed=self.seed,
+                               word_vectors=word_vectors)
 
     def declare(self) -> None:
         """Declare the run's settings (:meth:`~reproducer.notebook.NotebookRun.settings`): the key of its results."""
@@ -213,6 +208,19 @@ class ChapterModels:
         for the ``seeds - 1`` after it, the same models at the same settings (the same budget), each in its run's
         folder (:meth:`~reproducer.notebook.NotebookRun.sibling`), its settings declared."""
         return seed_siblings(self, self.run, self.seed, seeds, lambda run, seed: self.sibling(run, self.settings, seed))
+
+
+def twin_evaluation(products: ModelProducts, name: str, inputs: Callable[[], tuple], *, seed: int,
+                    word_vectors=None) -> Results:
+    """The :class:`~reproducer.evaluate.harness.Results` of model ``name``'s untrained twin
+    (:func:`~reproducer.untrained_twins.untrained_twin` from ``inputs()``, the ``(settings, data)`` its chapter trains
+    it with, and ``seed``; ``word_vectors`` in place of learned word embeddings) on ``products``' tasks, with per-item
+    outcomes: ``eval_<name>_untrained.json`` (``…_untrained_<vectors>.json``) if cached."""
+    from reproducer.untrained_twins import untrained_twin
+
+    key = f"eval_{slug(name)}_untrained" + (f"_{slug(word_vectors.name)}" if word_vectors is not None else "")
+    return products.evaluation(name, key=key, encoder=lambda: untrained_twin(name, *inputs(), seed=seed,
+                                                                              word_vectors=word_vectors))
 
 
 def earlier_results(run, chapter: str, name: str) -> Results | None:

@@ -45,7 +45,7 @@ from reproducer.papers.paraphrastic.tables import (
 from reproducer.presets import preset
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 from reproducer.report.tables import paper_table
-from reproducer.report.units import ModelProducts, seed_siblings
+from reproducer.report.units import ModelProducts, seed_siblings, twin_evaluation
 from reproducer.runtime import default_device, seed_everything
 
 #: PP's grid (the paper's section 4.3): MAX or MIX negatives × λ_w at the ends of the paper's range.
@@ -214,8 +214,20 @@ class ParaphraseTraining:
         """Model ``name`` on SentEval's transfer tasks and STS14 (:data:`TRANSFER_TASKS`) at the ``paper`` protocol
         (``smoke``: two tasks, ``prototype``), with per-item outcomes: ``eval_<name>.json``. Wieting et al. report
         no such scores; chapter 06's one table compares every encoder of the book on them."""
+        return self.transfer_products.evaluation(name)
+
+    @property
+    def transfer_products(self) -> ModelProducts:
+        """The products on :data:`TRANSFER_TASKS` at the ``paper`` protocol (``smoke``: two tasks, ``prototype``)."""
         tasks, config = (["MRPC", "STS14"], "smoke") if self.smoke else (list(TRANSFER_TASKS), "paper")
-        return ModelProducts(self.run, self.encoder, tasks=tasks, eval_config=config).evaluation(name)
+        return ModelProducts(self.run, self.encoder, tasks=tasks, eval_config=config)
+
+    def twin_results(self, name: str):
+        """Model ``name``'s untrained twin (:func:`~reproducer.report.units.twin_evaluation`) on the transfer tasks:
+        its chosen configuration's settings on the chapter's pairs and initial vectors, this seed's initial weights
+        (PP's twin averages its initial vectors)."""
+        return twin_evaluation(self.transfer_products, name,
+                               lambda: (self.settings(**self.best[name]["overrides"]), self.data()), seed=self.seed)
 
     def length_bins(self, name: str) -> pd.DataFrame:
         """Table 7's rows of ``name`` (:func:`~reproducer.papers.paraphrastic.tables.length_bin_frame`):
