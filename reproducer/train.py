@@ -541,10 +541,10 @@ def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], 
     ``device``."""
     fitted = Fitted(encoder, module, batches=batches)
     if _AT_INITIALISATION.get():  # the weights as built: no step, no checkpoint, no evaluation
-        fitted.log = TrainLog(parameters=sum(p.numel() for p in module.parameters() if p.requires_grad))
-        return fitted
-    fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
-                       progress=progress, desc=name, settings=preset.identity(),
-                       evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
+        fitted.log = TrainLog()
+    else:
+        fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
+                           progress=progress, desc=name, settings=preset.identity(),
+                           evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
     fitted.log.parameters = sum(p.numel() for p in module.parameters() if p.requires_grad)
     return fitted
