@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from reproducer.errors import ReproducerError
-from reproducer.report.scorecard import (COLUMNS, OUTCOMES, across_presets, chapters, paper_counts, scorecard,
+from reproducer.report.claims import BOOK
+from reproducer.report.scorecard import (BOOK_ROW, COLUMNS, OUTCOMES, across_presets, chapters, paper_counts, scorecard,
                                          scorecard_table)
 
 
@@ -61,6 +62,22 @@ def test_paper_counts_count_outcomes_and_decided_claims(two_chapters):
     assert counts.loc["total", "claims"] == 4 and counts.loc["total", "decided"] == 3
 
 
+def test_the_books_own_claims_are_counted_in_their_own_row(tmp_path):
+    """Issue 44: "training beats the same encoder untrained" is asked of every paper; the scorecard counts it apart
+    from the papers' claims, and rows written before (no ``source``) are the papers'."""
+    write(tmp_path, "01_skip_thoughts", [claim("combine beats uni", "reproduced"),
+                                         {**claim("training uni-skip beats untrained", "reproduced"), "source": BOOK}])
+    write(tmp_path, "02_quick_thoughts", [{**claim("training uni-QT beats untrained", "inconclusive"), "source": BOOK},
+                                          {**claim("QT is fast", "not reproduced"), "source": "paper"}])
+    card = scorecard("default", tmp_path, missing="skip")
+    assert list(card["source"]) == ["paper", BOOK, BOOK, "paper"]
+    counts = paper_counts(card)
+    assert list(counts.index) == [chapters()["01_skip_thoughts"][0], chapters()["02_quick_thoughts"][0], BOOK_ROW,
+                                  "total"]
+    assert counts.loc[BOOK_ROW, "claims"] == 2 and counts.loc[BOOK_ROW, "decided"] == 1
+    assert counts.loc[chapters()["02_quick_thoughts"][0], "claims"] == 1 and counts.loc["total", "claims"] == 4
+
+
 def test_scorecard_table_links_each_claim_to_its_chapter(two_chapters):
     html = scorecard_table(scorecard("default", two_chapters, missing="skip")).to_html()
     assert '<a href="02_quick_thoughts.html">02</a>' in html
@@ -88,6 +105,7 @@ def test_every_committed_claim_quotes_the_paper_and_the_book_checks_enough_of_th
     assert len(card) >= 45
     cites = card["published"].fillna("").map(lambda p: bool(re.search(r'"[^"]{12,}"|\b(Tables?|Figure|section)\s', p)))
     cites |= card["claim"].str.contains("the book's own")  # a check of the book's, not a claim of the paper
+    cites |= card["source"].eq(BOOK)  # issue 44: training beats the same encoder untrained, asked of every paper
     assert cites.all(), card.loc[~cites, ["chapter", "claim", "published"]].to_string()
     seeded = card["noise"].str.contains("training seeds")
     assert card.loc[seeded, "noise"].str.contains(r"training seeds at `\w+`").all()

@@ -293,6 +293,31 @@ def test_check_adds_the_seeds_spread_to_the_test_items_noise():
     assert budget.low == with_steady.low
 
 
+def test_twin_claims_compare_each_model_with_its_own_untrained_twin_seed_by_seed():
+    """Issue 44: training beats the same encoder untrained, on the transfer mean and on STS; each seed's evidence
+    holds that seed's twin, so the seeds' spread holds the draw of the initial weights too."""
+    from reproducer.report.claims import BOOK, Evidence, check, twin_claims, untrained
+
+    def seed(s, trained_hits, twin_hits):
+        return Evidence({"A": _results("A", _shifted(trained_hits), pred_noise=0.3, sts_noise=0.3, seed=s),
+                         untrained("A"): _results(untrained("A"), _shifted(twin_hits), pred_noise=1.5, sts_noise=1.5,
+                                                  seed=s)}, seed=s)
+
+    claims = twin_claims(["A"], ["MR", "SICK-R"], ["STS14"])
+    assert [c.claim for c in claims] == ["Training A beats the same encoder untrained on the transfer mean (MR, SICK-R)",
+                                         "Training A beats the same encoder untrained on STS (STS14)"]
+    seeds = [seed(s, 320 + d, 240) for s, d in enumerate((-4, 0, 4))]
+    rows = check(claims, seeds[0], seeds, budget="default")
+    assert list(rows["outcome"]) == ["reproduced", "reproduced"] and (rows["source"] == BOOK).all()
+    transfer = np.mean([ev.mean("A", ["MR", "SICK-R"]) - ev.mean(untrained("A"), ["MR", "SICK-R"]) for ev in seeds])
+    assert rows["value"].iloc[0] == pytest.approx(transfer) and rows["value"].iloc[0] > 20
+    assert rows["numbers"].iloc[1].startswith("trained ") and "untrained" in rows["numbers"].iloc[1]
+    assert rows["noise"].iloc[0] == "test items (bootstrap) + the mean of 3 training seeds at `default`"
+    worse = check(twin_claims(["A"], ["MR"]), seed(0, 240, 320)).iloc[0]  # no STS: one claim; the twin wins
+    assert worse.outcome == "not reproduced" and len(twin_claims(["A", "B"], ["MR"])) == 2
+    assert check([_gap_claim()], _pair(_shifted(320), _shifted(240)))["source"].iloc[0] == "paper"
+
+
 def test_the_seeds_mean_is_bootstrapped_on_the_same_items_for_every_seed():
     """The replicate of the seeds' mean averages the seeds' replicates of one resampled test set: with identical
     seeds, the mean's interval is one seed's (no training noise, no extra item noise)."""

@@ -153,6 +153,7 @@ class Claim:
     numbers: Callable[[Evidence], str] | None = None
     unit: str = "{:+.2f}"
     effect: float | None = None  # the paper's own effect size, in the quantity's units, where it prints one
+    own: bool = False  # the book's own claim (no paper states it: :func:`twin_claims`), marked in its row's ``source``
 
 
 def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None,
@@ -182,6 +183,7 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
                      "ours": f"{c.unit.format(j['value'])} [{c.unit.format(j['low'])}, {c.unit.format(j['high'])}]",
                      "threshold": threshold_text(c.threshold, c.unit, c.at_most),
                      "paper's effect": "" if c.effect is None else c.unit.format(c.effect), "paper": c.paper,
+                     "source": BOOK if c.own else "paper",
                      "numbers": c.numbers(shown) if c.numbers else "", "noise": " + ".join(noise),
                      "value": j["value"], "low": j["low"], "high": j["high"], **_raw(c.threshold, c.at_most,
                                                                                     seed_values)})
@@ -189,7 +191,35 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
 
 
 #: The columns of a claim row that the scorecard reasons with and the claims table does not show.
-RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "seed values")
+RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "seed values", "source")
+#: A claim row's ``source`` when no paper states the claim: the book asks it of every paper (:func:`twin_claims`).
+BOOK = "the book's own"
+
+
+def untrained(name: str) -> str:
+    """The name under which model ``name``'s untrained twin (its encoder with the weights at initialisation:
+    :func:`~reproducer.untrained_twins.untrained_twin`) enters an :class:`Evidence` (:func:`twin_claims`)."""
+    return f"{name} (untrained)"
+
+
+def twin_claims(names, transfer: list[str], sts: list[str] | None = None) -> list[Claim]:
+    """The book's own claims (issue 44; no paper checks them): *training beats the same encoder untrained*, for each
+    model of ``names``, on the mean over the ``transfer`` tasks and, with ``sts``, on the mean over those similarity
+    tasks: the trained model's score minus its twin's (:func:`untrained`), ≥ 0 beyond the noise. Each seed's twin is
+    that seed's initialisation, so the seeds' spread holds the draw of the random weights as well as the training.
+    Wieting & Kiela (2019) found random encoders within a few points of trained ones on SentEval; that is the floor a
+    claim that an objective learns sentence meaning should clear."""
+    asked = ("— (the book's own question: no paper compares its encoder with the same encoder untrained; Wieting & "
+             "Kiela 2019 find random encoders within a few points of trained ones)")
+    groups = [("the transfer mean", transfer)] + ([("STS", sts)] if sts else [])
+
+    def claim(name, what, tasks):
+        return Claim(f"Training {name} beats the same encoder untrained on {what} ({', '.join(tasks)})",
+                     lambda ev, r: ev.mean(name, tasks, r) - ev.mean(untrained(name), tasks, r), paper=asked,
+                     numbers=lambda ev: (f"trained {ev.mean(name, tasks):.1f}, untrained "
+                                         f"{ev.mean(untrained(name), tasks):.1f}"), own=True)
+
+    return [claim(name, what, list(tasks)) for name in names for what, tasks in groups]
 
 
 def _raw(threshold: float, at_most: bool, seed_values) -> dict:

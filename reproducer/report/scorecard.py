@@ -19,7 +19,7 @@ import pandas as pd
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json, stored_json
 from reproducer.models import DECLARATIONS
-from reproducer.report.claims import COLOURS, DECIDED
+from reproducer.report.claims import BOOK, COLOURS, DECIDED
 
 
 def chapters() -> dict[str, tuple[str, str]]:
@@ -32,7 +32,9 @@ def chapters() -> dict[str, tuple[str, str]]:
 OUTCOMES = tuple(COLOURS)  # reproduced, not reproduced, smaller than published, inconclusive, not checked
 #: The columns of :func:`scorecard`.
 COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "paper's effect", "published", "numbers", "noise",
-           "value", "low", "high", "threshold value", "at most", "seed values"]
+           "value", "low", "high", "threshold value", "at most", "seed values", "source"]
+#: The row of :func:`paper_counts` that counts the book's own claims (training beats the same encoder untrained).
+BOOK_ROW = f"{BOOK} (every paper: training beats the same encoder untrained)"
 
 
 def scorecard(preset: str = "default", root: str | Path = "results", missing: str = "raise") -> pd.DataFrame:
@@ -58,15 +60,19 @@ def scorecard(preset: str = "default", root: str | Path = "results", missing: st
         frames.append(rows.rename(columns={"paper": "published"}).assign(paper=paper, chapter=chapter))
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
-    card = pd.concat(frames, ignore_index=True)
-    return card.reindex(columns=COLUMNS)
+    card = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS)
+    card["source"] = card["source"].astype(object).fillna("paper")  # rows written before the book asked its own
+    return card
 
 
 def paper_counts(card: pd.DataFrame) -> pd.DataFrame:
-    """The outcomes of ``card`` (:func:`scorecard`) counted per paper, in chapter order, with ``decided``
+    """The outcomes of ``card`` (:func:`scorecard`) counted per paper (the papers' own claims), in chapter order,
+    the book's own claims of every chapter in one row (:data:`BOOK_ROW`, when there are any), with ``decided``
     (reproduced, not reproduced, smaller than published), ``claims`` and a ``total`` row."""
-    order = [p for p, _ in chapters().values() if p in set(card["paper"])]
-    table = (pd.crosstab(card["paper"], card["outcome"]).reindex(index=order, columns=list(OUTCOMES), fill_value=0)
+    own = card.get("source", pd.Series("paper", index=card.index)).eq(BOOK)
+    paper = card["paper"].where(~own, BOOK_ROW)
+    order = [p for p, _ in chapters().values() if p in set(paper)] + ([BOOK_ROW] if own.any() else [])
+    table = (pd.crosstab(paper, card["outcome"]).reindex(index=order, columns=list(OUTCOMES), fill_value=0)
              if len(card) else pd.DataFrame(columns=list(OUTCOMES)))
     table["decided"] = table[list(DECIDED)].sum(axis=1)
     table["claims"] = table[list(OUTCOMES)].sum(axis=1)
