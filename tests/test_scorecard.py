@@ -6,8 +6,16 @@ import pytest
 
 from reproducer.errors import ReproducerError
 from reproducer.report.claims import BOOK
-from reproducer.report.scorecard import (BOOK_ROW, COLUMNS, OUTCOMES, across_presets, chapters, paper_counts, scorecard,
-                                         scorecard_table)
+from reproducer.report.scorecard import (
+    BOOK_ROW,
+    COLUMNS,
+    OUTCOMES,
+    across_presets,
+    chapters,
+    paper_counts,
+    scorecard,
+    scorecard_table,
+)
 
 
 def claim(text, outcome, value=1.0):

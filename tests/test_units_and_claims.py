@@ -304,8 +304,9 @@ def test_twin_claims_compare_each_model_with_its_own_untrained_twin_seed_by_seed
                                                   seed=s)}, seed=s)
 
     claims = twin_claims(["A"], ["MR", "SICK-R"], ["STS14"])
-    assert [c.claim for c in claims] == ["Training A beats the same encoder untrained on the transfer mean (MR, SICK-R)",
-                                         "Training A beats the same encoder untrained on STS (STS14)"]
+    assert [c.claim for c in claims] == [
+        "Training A beats the same encoder untrained on the transfer mean (MR, SICK-R)",
+        "Training A beats the same encoder untrained on STS (STS14)"]
     seeds = [seed(s, 320 + d, 240) for s, d in enumerate((-4, 0, 4))]
     rows = check(claims, seeds[0], seeds, budget="default")
     assert list(rows["outcome"]) == ["reproduced", "reproduced"] and (rows["source"] == BOOK).all()
