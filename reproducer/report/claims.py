@@ -254,7 +254,8 @@ def point_claim(claim: str, value: float | None, threshold: float, *, at_most: b
     ``averaged``: ``value`` is the mean of ``seed_values`` (its half-width is ``t · s / √n``); ``effect``: the paper's
     own value of the quantity; ``budget``: the preset the seeds trained at."""
     common = {"claim": claim, "threshold": threshold_text(threshold, unit, at_most),
-              "paper's effect": "" if effect is None else unit.format(effect), "paper": paper, "numbers": numbers}
+              "paper's effect": "" if effect is None else unit.format(effect), "paper": paper, "numbers": numbers,
+              "source": "paper"}
     common.update(_raw(threshold, at_most, seed_values))
     if value is None or np.isnan(float(value)):
         return {**common, "outcome": "not checked", "ours": "", "noise": noise, "value": np.nan, "low": np.nan,

@@ -168,19 +168,19 @@ def training_record(fitted, data: AutoencoderData) -> dict:
             "parameters": trainable(fitted.module)}
 
 
-def untrained_record(name: str, data: AutoencoderData, tasks: list[str], *, normalize_halves: bool) -> dict:
+def untrained_record(name: str, data: AutoencoderData, *, normalize_halves: bool) -> dict:
     """Variant ``name`` as it is before its first batch (seeded with ``data.seed`` as
     :func:`~reproducer.papers.mean_max_aae.objective.fit_autoencoder`, so the same initial weights): its step-0 curve
-    ``point`` (on ``data.held_out()``) and its ``eval`` on ``tasks`` (the preset's protocol)."""
-    from reproducer.evaluate import evaluate, quick_look
+    ``point`` on ``data.held_out()``. Its scores on the tasks are its untrained twin's
+    (:meth:`AutoencoderModels.twin_results`)."""
+    from reproducer.evaluate import quick_look
 
     seed_everything(data.seed)
     model = build_autoencoder(name, data.preset, data.table).to(default_device())
     encoder = sentence_encoder(model, data.vocab, f"{name} (untrained)", normalize_halves=normalize_halves,
                                device=default_device())
     point = curve_point(model, encoder, data.held_out(), quick_look(data.preset.eval_config))
-    return {"point": {"step": 0, "seconds": 0.0, **point},
-            "eval": evaluate(encoder, tasks, data.preset.eval_config, progress=False).to_json()}
+    return {"point": {"step": 0, "seconds": 0.0, **point}}
 
 
 def attention_maps(module, examples: list[np.ndarray], vocab, vocab_size: int) -> list[dict]:
@@ -252,9 +252,9 @@ class AutoencoderModels(ChapterModels):
         return self.run.encoder(name) or self.fit(name).encoder
 
     def untrained(self, name: str) -> dict:
-        """Variant ``name`` before its first batch (:func:`untrained_record`): ``<name>_untrained.json``."""
+        """Variant ``name``'s step-0 curve point (:func:`untrained_record`): ``<name>_untrained.json``."""
         return self.run.json(f"{slug(name)}_untrained", lambda: untrained_record(
-            name, self.data, self.tasks, normalize_halves=self.normalize_halves))
+            name, self.data, normalize_halves=self.normalize_halves))
 
     def attention(self) -> list[dict]:
         """Figure 2's data from the trained mean-max AAE (:func:`attention_maps` of three held-out sentences):
@@ -264,11 +264,14 @@ class AutoencoderModels(ChapterModels):
 
     def unit(self, name: str, neighbours: bool = True) -> None:
         """Everything the chapter shows of variant ``name``, computed right after it trains and cached: its training
-        record and evaluation; with ``neighbours`` (the main run, not the seeds' runs) also, for the two mean-max
-        models, their untrained starting point and neighbour tables, and after the mean-max AAE Figure 2's
+        record and evaluation, and for the two mean-max models their untrained twin's evaluation (every seed: the
+        book's claim that training beats it); with ``neighbours`` (the main run, not the seeds' runs) also, for the
+        two mean-max models, their step-0 curve point and neighbour tables, and after the mean-max AAE Figure 2's
         attention."""
         self.record(name)
         self.evaluated(name)
+        if name in CURVES:
+            self.twin_results(name)
         if name in CURVES and neighbours:
             self.untrained(name)
             self.products.neighbours(name)
