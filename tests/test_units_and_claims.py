@@ -317,6 +317,13 @@ def test_twin_claims_compare_each_model_with_its_own_untrained_twin_seed_by_seed
     worse = check(twin_claims(["A"], ["MR"]), seed(0, 240, 320)).iloc[0]  # no STS: one claim; the twin wins
     assert worse.outcome == "not reproduced" and len(twin_claims(["A", "B"], ["MR"])) == 2
     assert check([_gap_claim()], _pair(_shifted(320), _shifted(240)))["source"].iloc[0] == "paper"
+    # a twin given good word vectors (the learned-embedding models) is named as untrained_twin names it
+    assert untrained("A", "word2vec-300d") == "A (untrained, word2vec-300d)"
+    (good,) = twin_claims(["A"], ["MR"], vectors="word2vec-300d")
+    assert good.claim == "Training A beats the same encoder untrained with word2vec-300d as its word embeddings on " \
+        "the transfer mean (MR)"
+    ev = Evidence({"A": _results("A", _shifted(300)), "A (untrained, word2vec-300d)": _results("w", _shifted(290))})
+    assert good.quantity(ev, False) == pytest.approx(2.5)
 
 
 def test_the_seeds_mean_is_bootstrapped_on_the_same_items_for_every_seed():

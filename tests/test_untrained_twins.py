@@ -162,6 +162,23 @@ def test_a_chapters_twin_is_scored_once_on_its_tasks_and_cached(name, tmp_path, 
     assert chapter.twin_results(name).scores == results.scores
 
 
+def test_a_chapters_twins_are_named_as_the_claims_read_them(tmp_path, monkeypatch):
+    """``twins()`` scores the chapter's TWINS, and WORD2VEC_TWINS also with our word2vec in their embeddings, keyed by
+    the names the book's own claims read (:func:`~reproducer.report.claims.untrained`); a unit asks for one model's."""
+    from reproducer.notebook import NotebookRun
+    from reproducer.report.claims import untrained
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    chapter = _chapter_models("quick-thought", NotebookRun("02_quick_thoughts", "smoke"))
+    vectors = chapter.word2vec.name
+    found = chapter.twins(["uni-QT", "bi-QT"])  # bi-QT has no twin in this chapter
+    assert list(found) == [untrained("uni-QT"), untrained("uni-QT", vectors)] == \
+        ["uni-QT (untrained)", f"uni-QT (untrained, {vectors})"]
+    assert found[untrained("uni-QT", vectors)].encoder == f"uni-QT (untrained, {vectors})"
+    assert found[untrained("uni-QT")].scores != found[untrained("uni-QT", vectors)].scores
+    assert set(chapter.twins()) == {*found, untrained("MC-QT")}
+
+
 def test_chapter_03s_twin_is_its_chosen_configuration_at_initialisation(tmp_path, monkeypatch):
     """A paraphrastic model's twin: its chosen configuration's settings on the chapter's pairs and initial vectors,
     scored on the transfer tasks like the trained model, cached under its own key."""

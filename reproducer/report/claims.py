@@ -196,28 +196,32 @@ RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "seed value
 BOOK = "the book's own"
 
 
-def untrained(name: str) -> str:
+def untrained(name: str, vectors: str | None = None) -> str:
     """The name under which model ``name``'s untrained twin (its encoder with the weights at initialisation:
-    :func:`~reproducer.untrained_twins.untrained_twin`) enters an :class:`Evidence` (:func:`twin_claims`)."""
-    return f"{name} (untrained)"
+    :func:`~reproducer.untrained_twins.untrained_twin`; ``vectors``: the name of the word vectors put in its learned
+    embeddings) enters an :class:`Evidence` (:func:`twin_claims`): the twin encoder's own name."""
+    return f"{name} (untrained{', ' + vectors if vectors else ''})"
 
 
-def twin_claims(names, transfer: list[str], sts: list[str] | None = None) -> list[Claim]:
+def twin_claims(names, transfer: list[str], sts: list[str] | None = None, *, vectors: str | None = None) -> list[Claim]:
     """The book's own claims (issue 44; no paper checks them): *training beats the same encoder untrained*, for each
     model of ``names``, on the mean over the ``transfer`` tasks and, with ``sts``, on the mean over those similarity
-    tasks: the trained model's score minus its twin's (:func:`untrained`), ≥ 0 beyond the noise. Each seed's twin is
-    that seed's initialisation, so the seeds' spread holds the draw of the random weights as well as the training.
-    Wieting & Kiela (2019) found random encoders within a few points of trained ones on SentEval; that is the floor a
-    claim that an objective learns sentence meaning should clear."""
+    tasks: the trained model's score minus its twin's (:func:`untrained`; ``vectors``: the twin whose learned word
+    embeddings hold those vectors), ≥ 0 beyond the noise. Each seed's twin is that seed's initialisation, so the
+    seeds' spread holds the draw of the random weights as well as the training. Wieting & Kiela (2019) found random
+    encoders within a few points of trained ones on SentEval; that is the floor a claim that an objective learns
+    sentence meaning should clear."""
     asked = ("— (the book's own question: no paper compares its encoder with the same encoder untrained; Wieting & "
              "Kiela 2019 find random encoders within a few points of trained ones)")
     groups = [("the transfer mean", transfer)] + ([("STS", sts)] if sts else [])
+    same = f"the same encoder untrained with {vectors} as its word embeddings" if vectors else "the same encoder untrained"
 
     def claim(name, what, tasks):
-        return Claim(f"Training {name} beats the same encoder untrained on {what} ({', '.join(tasks)})",
-                     lambda ev, r: ev.mean(name, tasks, r) - ev.mean(untrained(name), tasks, r), paper=asked,
-                     numbers=lambda ev: (f"trained {ev.mean(name, tasks):.1f}, untrained "
-                                         f"{ev.mean(untrained(name), tasks):.1f}"), own=True)
+        twin = untrained(name, vectors)
+        return Claim(f"Training {name} beats {same} on {what} ({', '.join(tasks)})",
+                     lambda ev, r: ev.mean(name, tasks, r) - ev.mean(twin, tasks, r), paper=asked,
+                     numbers=lambda ev: f"trained {ev.mean(name, tasks):.1f}, untrained {ev.mean(twin, tasks):.1f}",
+                     own=True)
 
     return [claim(name, what, list(tasks)) for name in names for what, tasks in groups]
 

@@ -136,6 +136,11 @@ class ChapterModels:
     #: The seed of the analogy questions: ``None`` mines them with each training seed; a number gives every seed the
     #: same questions (:class:`ModelProducts`).
     QUESTION_SEED: int | None = None
+    #: The models whose untrained twins the chapter scores at every seed, for the book's own claim that training
+    #: beats them (issue 44; :meth:`twins`), and those of them (learned word embeddings) also scored with our word2vec
+    #: in their embeddings.
+    TWINS: tuple[str, ...] = ()
+    WORD2VEC_TWINS: tuple[str, ...] = ()
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
                  pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None):
@@ -156,6 +161,15 @@ class ChapterModels:
         from reproducer.data.corpus import load_corpus
 
         return load_corpus("train", self.corpus_config, progress=False)
+
+    @functools.cached_property
+    def word2vec(self):
+        """Our word2vec on the training books (300-d; 32-d at ``smoke``): chapter 01's vocabulary expansion, and the
+        word embeddings of an untrained twin given good word vectors (:meth:`twin_results`)."""
+        from reproducer.data.vectors import Word2VecConfig, train_word2vec
+
+        config = Word2VecConfig(vector_size=32) if self.settings.name == "smoke" else Word2VecConfig()
+        return train_word2vec(self.corpus_config, config, progress=False)
 
     def trained(self, name: str):
         raise NotImplementedError
@@ -192,6 +206,19 @@ class ChapterModels:
         chapter's settings and data (:meth:`twin_inputs`) with this seed's initial weights."""
         return twin_evaluation(self.products, name, lambda: self.twin_inputs(name), seed=self.seed,
                                word_vectors=word_vectors)
+
+    def twins(self, names=None) -> dict[str, Results]:
+        """The untrained twins of ``names`` (by default every one of :data:`TWINS`) this chapter scores
+        (:meth:`twin_results`; :data:`WORD2VEC_TWINS` also with :attr:`word2vec`), by the name each enters a claim's
+        evidence under (:func:`~reproducer.report.claims.untrained`): computed once, then read from the run's
+        folder."""
+        from reproducer.report.claims import untrained
+
+        names = self.TWINS if names is None else [n for n in names if n in self.TWINS]
+        found = {untrained(n): self.twin_results(n) for n in names}
+        for n in [n for n in names if n in self.WORD2VEC_TWINS]:
+            found[untrained(n, self.word2vec.name)] = self.twin_results(n, self.word2vec)
+        return found
 
     def declare(self) -> None:
         """Declare the run's settings (:meth:`~reproducer.notebook.NotebookRun.settings`): the key of its results."""

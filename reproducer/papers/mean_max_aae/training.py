@@ -210,6 +210,7 @@ class AutoencoderModels(ChapterModels):
 
     family = "autoencoder"
     EXTRA_TASKS = ()
+    TWINS = CURVES  # fixed word2vec inputs: no second twin
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
                  pool_size: int = 20000, n_queries: int = 10, normalize_halves: bool = True,
@@ -270,8 +271,7 @@ class AutoencoderModels(ChapterModels):
         attention."""
         self.record(name)
         self.evaluated(name)
-        if name in CURVES:
-            self.twin_results(name)
+        self.twins([name])
         if name in CURVES and neighbours:
             self.untrained(name)
             self.products.neighbours(name)

@@ -192,6 +192,9 @@ class QuickThoughtModels(ChapterModels):
     #: Every seed answers the same analogy questions (mined with seed 0), as chapter 01's combine-skip does: the
     #: analogy claim compares the two on one question set, as Table 6 does.
     QUESTION_SEED = 0
+    #: The untrained twins (issue 44): uni-QT's (also with our word2vec in its learned embeddings) and MC-QT's (its
+    #: fixed GloVe channel as it is, the learned one at its draw).
+    TWINS, WORD2VEC_TWINS = ("uni-QT", "MC-QT"), ("uni-QT",)
 
     def __init__(self, run, settings, curve_tasks: list[str], *, tasks: list[str] | None = None, seed: int = 0,
                  progress: bool = True, pool_size: int = 20000, n_queries: int = 10):
@@ -297,8 +300,8 @@ class QuickThoughtModels(ChapterModels):
         """Everything the chapter shows of model ``name``, computed right after it trains and cached (the chapter
         resumes from the last finished unit): its training record; its evaluation (Table 9's sizes: the
         classification tasks only); after uni-QT, its input encoder f's on Figure 2's tasks; after bi-QT,
-        combine-QT's; for the explorer's models (``neighbours``) and the analogies' models, their neighbours and
-        analogy answers."""
+        combine-QT's; for :data:`TWINS`, their untrained twins' (every seed); for the explorer's models
+        (``neighbours``) and the analogies' models, their neighbours and analogy answers."""
         if name in (*FAMILY, *self.sizes):
             self.record(name)
         self.evaluated(name, self.classification if name in self.sizes else None)
@@ -306,6 +309,7 @@ class QuickThoughtModels(ChapterModels):
             self.evaluated(UNI_QT_F, self.curve_tasks)
         if name == "bi-QT":
             self.evaluated("combine-QT")
+        self.twins([name])
         if neighbours and name in NEIGHBOUR_MODELS:
             self.products.neighbours(name)
         if name in ANALOGY_MODELS:

@@ -58,14 +58,6 @@ class SkipThoughtModels(ChapterModels):
 
         return load_corpus("valid", self.corpus_config, progress=False).sentences
 
-    @functools.cached_property
-    def word2vec(self):
-        """Our word2vec on the training books (300-d; 32-d at ``smoke``): the vectors of vocabulary expansion."""
-        from reproducer.data.vectors import Word2VecConfig, train_word2vec
-
-        config = Word2VecConfig(vector_size=32) if self.settings.name == "smoke" else Word2VecConfig()
-        return train_word2vec(self.corpus_config, config, progress=False)
-
     def settings_record(self) -> dict:
         return {**self.settings.to_dict(), "seed": self.seed, "tasks": self.tasks,
                 "extra_tasks": list(self.extra_tasks), "device": str(default_device())}
