@@ -214,7 +214,7 @@ def twin_claims(names, transfer: list[str], sts: list[str] | None = None, *, vec
     asked = ("— (the book's own question: no paper compares its encoder with the same encoder untrained; Wieting & "
              "Kiela 2019 find random encoders within a few points of trained ones)")
     groups = [("the transfer mean", transfer)] + ([("STS", sts)] if sts else [])
-    same = f"the same encoder untrained with {vectors} as its word embeddings" if vectors else "the same encoder untrained"
+    same = "the same encoder untrained" + (f" with {vectors} as its word embeddings" if vectors else "")
 
     def claim(name, what, tasks):
         twin = untrained(name, vectors)
