@@ -179,6 +179,24 @@ def test_a_chapters_twins_are_named_as_the_claims_read_them(tmp_path, monkeypatc
     assert set(chapter.twins()) == {*found, untrained("MC-QT")}
 
 
+def test_chapter_01s_twin_has_its_vocabulary_expanded_as_the_trained_encoder(tmp_path, monkeypatch):
+    """combine-skip is scored with its vocabulary expanded by our word2vec: its twin is expanded the same way (the
+    linear map fitted on the twin's own embeddings), ``… (no expansion)``'s is not."""
+    from reproducer.notebook import NotebookRun
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    chapter = _chapter_models("skip-thought", NotebookRun("01_skip_thoughts", "smoke"))
+    twin = untrained_twin("combine-skip", *chapter.twin_inputs("combine-skip"), seed=2)
+    expanded = chapter.finish_twin("combine-skip", twin)
+    assert expanded.name == twin.name == "combine-skip (untrained)"
+    for before, after in zip(twin.encoders, expanded.encoders):
+        assert len(after.vocab) > len(before.vocab)  # word2vec's words beyond the 2,000 trained ones
+        shared = before.vocab.itos[5]
+        torch.testing.assert_close(after.module.embed.weight[after.vocab.stoi[shared]],
+                                   before.module.embed.weight[before.vocab.stoi[shared]])  # its own words kept
+    assert chapter.finish_twin("combine-skip (no expansion)", twin) is twin
+
+
 def test_chapter_03s_twin_is_its_chosen_configuration_at_initialisation(tmp_path, monkeypatch):
     """A paraphrastic model's twin: its chosen configuration's settings on the chapter's pairs and initial vectors,
     scored on the transfer tasks like the trained model, cached under its own key."""

@@ -203,9 +203,16 @@ class ChapterModels:
 
     def twin_results(self, name: str, word_vectors=None):
         """Model ``name``'s untrained twin on the chapter's and the extra tasks (:func:`twin_evaluation`), from this
-        chapter's settings and data (:meth:`twin_inputs`) with this seed's initial weights."""
+        chapter's settings and data (:meth:`twin_inputs`) with this seed's initial weights, finished as the trained
+        encoder is (:meth:`finish_twin`)."""
         return twin_evaluation(self.products, name, lambda: self.twin_inputs(name), seed=self.seed,
-                               word_vectors=word_vectors)
+                               word_vectors=word_vectors, finish=lambda twin: self.finish_twin(name, twin))
+
+    def finish_twin(self, name: str, twin):
+        """What the chapter does to model ``name``'s encoder after training, done to its untrained ``twin`` too (a
+        chapter whose encoders are more than the trained module overrides this: chapter 01 expands the
+        vocabulary); by default the twin as it is."""
+        return twin
 
     def twins(self, names=None) -> dict[str, Results]:
         """The untrained twins of ``names`` (by default every one of :data:`TWINS`) this chapter scores
@@ -238,16 +245,20 @@ class ChapterModels:
 
 
 def twin_evaluation(products: ModelProducts, name: str, inputs: Callable[[], tuple], *, seed: int,
-                    word_vectors=None) -> Results:
+                    word_vectors=None, finish: Callable | None = None) -> Results:
     """The :class:`~reproducer.evaluate.harness.Results` of model ``name``'s untrained twin
     (:func:`~reproducer.untrained_twins.untrained_twin` from ``inputs()``, the ``(settings, data)`` its chapter trains
-    it with, and ``seed``; ``word_vectors`` in place of learned word embeddings) on ``products``' tasks, with per-item
-    outcomes: ``eval_<name>_untrained.json`` (``…_untrained_<vectors>.json``) if cached."""
+    it with, and ``seed``; ``word_vectors`` in place of learned word embeddings; ``finish``: what the chapter does to
+    the trained encoder, done to the twin) on ``products``' tasks, with per-item outcomes:
+    ``eval_<name>_untrained.json`` (``…_untrained_<vectors>.json``) if cached."""
     from reproducer.untrained_twins import untrained_twin
 
+    def twin():
+        encoder = untrained_twin(name, *inputs(), seed=seed, word_vectors=word_vectors)
+        return finish(encoder) if finish else encoder
+
     key = f"eval_{slug(name)}_untrained" + (f"_{slug(word_vectors.name)}" if word_vectors is not None else "")
-    return products.evaluation(name, key=key, encoder=lambda: untrained_twin(name, *inputs(), seed=seed,
-                                                                              word_vectors=word_vectors))
+    return products.evaluation(name, key=key, encoder=twin)
 
 
 def earlier_results(run, chapter: str, name: str) -> Results | None:

@@ -35,6 +35,8 @@ class SkipThoughtModels(ChapterModels):
     ``glove-bow`` GloVe averaging. :meth:`unit` trains a model and caches everything the chapter shows of it."""
 
     family = "skip-thought"
+    #: The untrained twins (issue 44): combine-skip's, with random word embeddings and with our word2vec in them.
+    TWINS = WORD2VEC_TWINS = ("combine-skip",)
     #: STS14, and the tasks chapter 05's Table 1 reads for combine-skip (SST-2, SICK-E)
     EXTRA_TASKS = ("STS14", "SST2", "SICK-E")
     #: Every seed answers the same analogy questions (mined from the training corpus with seed 0), as Logeswaran &
@@ -98,6 +100,13 @@ class SkipThoughtModels(ChapterModels):
         return combined([self.raw(p) for p in PARTS[name]], name,
                         None if name.endswith("(no expansion)") else self.word2vec)
 
+    def finish_twin(self, name: str, twin):
+        """An untrained twin's vocabulary is expanded with our word2vec as the trained encoder's is (Kiros et al.'s
+        linear map, fitted on the twin's own word embeddings), but for ``… (no expansion)``."""
+        if name.endswith("(no expansion)"):
+            return twin
+        return twin.expanded(self.word2vec, name=twin.name)[0]
+
     def expansion(self) -> dict:
         """The vocabulary expansion of uni-skip (:func:`~reproducer.encoders.expansion.expansion_report`):
         ``expansion.json`` if cached."""
@@ -130,6 +139,7 @@ class SkipThoughtModels(ChapterModels):
         if name == "bi-skip":
             self.evaluated("combine-skip")
             self.evaluated("combine-skip (no expansion)")
+            self.twins(["combine-skip"])
             self.similarity("combine-skip")
             self.analogy("combine-skip", PARTS["combine-skip"])
         for encoder in completes[name] if neighbours else ():
