@@ -18,7 +18,7 @@ from reproducer.data.vocab import SPECIALS, Vocabulary  # noqa: E402
 from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.evaluate.word_neighbours import (MISSING, nearest_words, neighbour_words, weight_extremes,  # noqa: E402
                                                  word_weights)
-from reproducer.notebook import NotebookRun, record_keys  # noqa: E402
+from reproducer.notebook import NotebookRun, record_keys, slug  # noqa: E402
 from reproducer.papers.paraphrastic import chapter as pt, claims as paraphrase_claims, tables as st  # noqa: E402
 from reproducer.report.plots import difference_heatmap, ours_and_paper_lines  # noqa: E402
 
@@ -202,7 +202,10 @@ class FakeTraining(pt.ParaphraseTraining):
         return suite(1)
 
     def transfer(self, name):
-        return self.run.json(f"eval_{name}", lambda: self.recorded.append(("transfer", name)) or {})
+        return self.run.json(f"eval_{slug(name)}", lambda: self.recorded.append(("transfer", name)) or {})
+
+    def twin_results(self, name):
+        return self.run.json(f"eval_{slug(name)}_untrained", lambda: self.recorded.append(("twin", name)) or {})
 
 
 def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, monkeypatch):
@@ -215,8 +218,9 @@ def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, mon
     grid_records = [r for r in training.recorded if r[0] in pt.VARIANTS]
     assert len(grid_records) == 4 + 4 * 6 and grid_records[:4] == [("PP", label) for label in pt.PP_GRID]
     assert [r for r in training.recorded if r[0] not in pt.VARIANTS] == [
-        ("bins", "PP"), ("neighbours", "PP"), ("transfer", "PP"), ("reweighted",), ("bins", "LSTM (no o.g.)"),
-        ("neighbours", "LSTM (no o.g.)"), ("bins", "LSTM (o.g.)")]  # each model's unit, right after its grid
+        ("bins", "PP"), ("neighbours", "PP"), ("transfer", "PP"), ("twin", "PP"), ("reweighted",),
+        ("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)"), ("bins", "LSTM (o.g.)"), ("transfer", "LSTM (o.g.)"),
+        ("twin", "LSTM (o.g.)")]  # each model's unit, right after its grid; the twins' models scored beside them
     assert (tmp_path / "03_paraphrastic/default/grid/LSTM__no_o.g.___MAX__lr_0.005.json").is_file()
     grid = training.grid_table()
     assert grid.chosen.eq("✓").sum() == 7 and len(grid) == 28
@@ -246,6 +250,12 @@ def test_a_new_choice_recomputes_what_was_cached_of_the_old_one(tmp_path, monkey
     again.train_grid()
     assert again.recorded == [("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)")]
     assert "now 'MIX, lr=0.005' (was 'MAX, lr=0.005')" in capsys.readouterr().out
+    # a twin's model (issue 44): its transfer scores and its untrained twin's are named by model too
+    choices.write_text(json.dumps({**json.loads(choices.read_text()), "LSTM (o.g.)": "MAX, lr=0.005"}))
+    third = FakeTraining(NotebookRun("03_paraphrastic", "default"), pairs=[], vectors=None)
+    third.recorded = []
+    third.train_grid()
+    assert third.recorded == [("bins", "LSTM (o.g.)"), ("transfer", "LSTM (o.g.)"), ("twin", "LSTM (o.g.)")]
     assert json.loads(choices.read_text())["LSTM (no o.g.)"] == "MIX, lr=0.005"
 
 

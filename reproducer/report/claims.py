@@ -203,6 +203,11 @@ def untrained(name: str, vectors: str | None = None) -> str:
     return f"{name} (untrained{', ' + vectors if vectors else ''})"
 
 
+#: The ``paper`` text of the book's own claims (:func:`twin_claim`): no paper asks the question.
+UNTRAINED_QUESTION = ("— (the book's own question: no paper compares its encoder with the same encoder untrained; "
+                      "Wieting & Kiela 2019 find random encoders within a few points of trained ones)")
+
+
 def twin_claims(names, transfer: list[str], sts: list[str] | None = None, *, vectors: str | None = None) -> list[Claim]:
     """The book's own claims (issue 44; no paper checks them): *training beats the same encoder untrained*, for each
     model of ``names``, on the mean over the ``transfer`` tasks and, with ``sts``, on the mean over those similarity
@@ -211,19 +216,22 @@ def twin_claims(names, transfer: list[str], sts: list[str] | None = None, *, vec
     seeds' spread holds the draw of the random weights as well as the training. Wieting & Kiela (2019) found random
     encoders within a few points of trained ones on SentEval; that is the floor a claim that an objective learns
     sentence meaning should clear."""
-    asked = ("— (the book's own question: no paper compares its encoder with the same encoder untrained; Wieting & "
-             "Kiela 2019 find random encoders within a few points of trained ones)")
     groups = [("the transfer mean", transfer)] + ([("STS", sts)] if sts else [])
+    return [twin_claim(name, what, list(tasks), vectors=vectors) for name in names for what, tasks in groups]
+
+
+def twin_claim(name: str, what: str, tasks: list[str], trained: str | None = None, twin: str | None = None, *,
+               vectors: str | None = None) -> Claim:
+    """One of :func:`twin_claims`: training ``name`` beats the same encoder untrained on the mean over ``tasks``
+    (``what``: ``"the transfer mean"``, ``"STS"``), read in an :class:`Evidence` as ``trained`` (by default ``name``)
+    minus ``twin`` (by default ``untrained(name, vectors)``): a chapter whose evidence names its results otherwise
+    (chapter 04: a Table 3 row's ``"<row> U"``) gives those names."""
+    trained, twin = trained or name, twin or untrained(name, vectors)
     same = "the same encoder untrained" + (f" with {vectors} as its word embeddings" if vectors else "")
-
-    def claim(name, what, tasks):
-        twin = untrained(name, vectors)
-        return Claim(f"Training {name} beats {same} on {what} ({', '.join(tasks)})",
-                     lambda ev, r: ev.mean(name, tasks, r) - ev.mean(twin, tasks, r), paper=asked,
-                     numbers=lambda ev: f"trained {ev.mean(name, tasks):.1f}, untrained {ev.mean(twin, tasks):.1f}",
-                     own=True)
-
-    return [claim(name, what, list(tasks)) for name in names for what, tasks in groups]
+    return Claim(f"Training {name} beats {same} on {what} ({', '.join(tasks)})",
+                 lambda ev, r: ev.mean(trained, tasks, r) - ev.mean(twin, tasks, r), paper=UNTRAINED_QUESTION,
+                 numbers=lambda ev: f"trained {ev.mean(trained, tasks):.1f}, untrained {ev.mean(twin, tasks):.1f}",
+                 own=True)
 
 
 def _raw(threshold: float, at_most: bool, seed_values) -> dict:

@@ -51,6 +51,10 @@ from reproducer.runtime import default_device, seed_everything
 #: PP's grid (the paper's section 4.3): MAX or MIX negatives × λ_w at the ends of the paper's range.
 PP_GRID: dict[str, dict] = {f"{n}, λw={w:g}": {"negatives": n, "lambda_w": w} for n in ("MAX", "MIX")
                             for w in (1e-5, 1e-8)}
+#: The models scored at every seed on the transfer tasks beside their untrained twins (issue 44): PP (its twin
+#: averages the initial vectors: Table 2's *initial vectors*) and the LSTM with output gates (a random LSTM over the
+#: initial vectors, as Wieting & Kiela's 2019 random LSTMs).
+TWINS = ("PP", "LSTM (o.g.)")
 #: Table 2's baselines: ours → the paper's row.
 BASELINES = {"skip-thought": "skip-thought", "GloVe": "GloVe", "initial vectors": "paragram-sl999"}
 #: Table 7's models (length bins), the explorer's, and the word-level analyses' (PP).
@@ -159,7 +163,8 @@ class ParaphraseTraining:
     def unit(self, name: str, explorer: bool = True) -> None:
         """Everything the chapter shows of model ``name``, right after it trains, cached: its grid (PP first: the
         others take PP's choice) and the chosen configuration; for Table 7's models their length bins; for the
-        explorer's (``explorer``) their neighbours; for PP the word-level analyses (Table 8, section 6). ``name``
+        explorer's (``explorer``) their neighbours; for PP the word-level analyses (Table 8, section 6); for
+        :data:`TWINS` (every seed) the transfer scores and their untrained twins' (issue 44). ``name``
         ``"baselines"``: the baselines' similarity suites and the initial vectors' length bins and neighbours."""
         if name == "baselines":
             self.baseline_suites()
@@ -178,8 +183,9 @@ class ParaphraseTraining:
             self.length_bins(model)
         if explorer and model in EXPLORER:
             self.neighbours(model)
-        if name == "PP" and explorer:
-            self.transfer("PP")
+        if name in TWINS:  # every seed: the book's own claim that training beats the twin (issue 44)
+            self.transfer(name)
+            self.twin_results(name)
         if name == "PP":
             self.pp_word_table("table8_neighbours", lambda: self.word_neighbours(TABLE8_QUERIES))
             self.pp_word_table("word_weights", self.word_weight_extremes)
@@ -189,7 +195,10 @@ class ParaphraseTraining:
     CHOSEN_PRODUCTS = ("length_bins_{}.csv", "neighbours_{}.csv", "length_replicates_{}.json", "in_domain_{}.json")
     #: What it caches of PP's chosen configuration alone: its word-level analyses, Figure 1 (PP's configuration on the
     #: nested subsets) and its transfer scores.
-    PP_PRODUCTS = ("table8_neighbours.json", "word_weights.json", "norm_analysis.json", "figure1.json", "eval_PP.json")
+    PP_PRODUCTS = ("table8_neighbours.json", "word_weights.json", "norm_analysis.json", "figure1.json")
+    #: What it caches of a model's chosen configuration under the transfer tasks' names (:func:`slug`): its scores and
+    #: its untrained twin's.
+    TRANSFER_PRODUCTS = ("eval_{}.json", "eval_{}_untrained.json")
 
     def forget_if_rechosen(self, name: str) -> None:
         """Delete what is cached of ``name``'s chosen configuration (:data:`CHOSEN_PRODUCTS`, for PP
@@ -199,7 +208,8 @@ class ParaphraseTraining:
         path, chosen = self.run.path("choices.json"), self.best[name]["config"]
         choices = read_json(path) if path.is_file() else {}
         if choices.get(name, chosen) != chosen:
-            products = [kind.format(file_key(name)) for kind in self.CHOSEN_PRODUCTS]
+            products = [kind.format(file_key(name)) for kind in self.CHOSEN_PRODUCTS] + [
+                kind.format(slug(name)) for kind in self.TRANSFER_PRODUCTS]
             for stale in [*(self.run.path(f) for f in products + list(self.PP_PRODUCTS if name == "PP" else ())),
                           self.run.bundle_path(name)]:
                 found = stored_json(stale)
