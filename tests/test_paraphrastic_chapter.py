@@ -219,8 +219,8 @@ def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, mon
     assert len(grid_records) == 4 + 4 * 6 and grid_records[:4] == [("PP", label) for label in pt.PP_GRID]
     assert [r for r in training.recorded if r[0] not in pt.VARIANTS] == [
         ("bins", "PP"), ("neighbours", "PP"), ("transfer", "PP"), ("twin", "PP"), ("reweighted",),
-        ("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)"), ("bins", "LSTM (o.g.)"), ("transfer", "LSTM (o.g.)"),
-        ("twin", "LSTM (o.g.)")]  # each model's unit, right after its grid; the twins' models scored beside them
+        ("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)"), ("bins", "LSTM (o.g.)"),
+        ("transfer", "LSTM (o.g.)"), ("twin", "LSTM (o.g.)")]  # each model's unit, right after its grid; the twins' models scored beside them
     assert (tmp_path / "03_paraphrastic/default/grid/LSTM__no_o.g.___MAX__lr_0.005.json").is_file()
     grid = training.grid_table()
     assert grid.chosen.eq("✓").sum() == 7 and len(grid) == 28

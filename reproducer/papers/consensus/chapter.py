@@ -9,6 +9,7 @@ paper's, from the results a notebook stored (training logs, :mod:`reproducer.eva
   transfer — ours, our earlier chapters' models (:func:`earlier_sts14`, :func:`earlier_transfer_rows`) and the
   paper's.
 - :func:`consensus_claims`: the paper's claims (sections 4.1-4.4, Figure 1) checked on our numbers.
+- :func:`twin_row_claims`: the book's own claims (issue 44), MV's row against its untrained twin.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from reproducer.files import read_json
 from reproducer.models import family
 from reproducer.notebook import slug
 from reproducer.papers.consensus import PAPER
-from reproducer.report.claims import Claim, Evidence, seeds_point_claim, verdict
+from reproducer.report.claims import Claim, Evidence, seeds_point_claim, twin_claim, untrained, verdict
 from reproducer.report.plots import legend_below
 from reproducer.report.published import published
 from reproducer.report.tables import log_table, paper_table
@@ -266,6 +267,11 @@ CLAIM_ROWS = ("MV f", "MV g", "MV ensemble", "SV-f f", "SV-g g", "ens(SV-f f, SV
 NEIGHBOURS = ("MV ensemble", "ens(SV-f f, SV-g g)", "word2vec avg")
 #: Table 4's baselines on our vectors: name -> how to build it from the chapter's data.
 BASELINE_NAMES = ("word2vec avg (ours)", "word2vec SIF (ours)", "GloVe-50d avg (ours)", "GloVe-50d SIF (ours)")
+#: The Table 3 rows whose untrained twins every seed scores (issue 44): MV's main row (Table 6's, chapter 06's MV).
+TWIN_ROWS = (TRANSFER_ROW,)
+#: Their twins' rows (:func:`~reproducer.report.claims.untrained` of the row: ``"MV ensemble (untrained)"``): the same
+#: views of each variant's twin (``"MV (untrained)"``: :meth:`ConsensusModels.twin_views`).
+TWINS_OF_ROWS = {untrained(row): [(untrained(v), view) for v, view in ROWS[row]] for row in TWIN_ROWS}
 
 
 class ConsensusModels(ChapterModels):
@@ -284,7 +290,8 @@ class ConsensusModels(ChapterModels):
                          n_queries=n_queries)
         self.groups = groups
         self.snapshots = ProjectionSnapshots(run.path("checkpoints/SV-g.snapshots.pt"))
-        self.rows = RowEncoders(self.viewset)
+        self.rows = RowEncoders(self.viewset, {**ROWS, **TWINS_OF_ROWS})
+        self._twin_views: dict = {}
         self.other = settings.with_overrides(self_pairs=not settings.self_pairs)
 
     def sibling(self, run, settings, seed: int) -> "ConsensusModels":
@@ -328,8 +335,22 @@ class ConsensusModels(ChapterModels):
 
     def viewset(self, name: str):
         """Variant ``name``'s trained views (a :class:`~reproducer.encoders.multiview.ViewSet`): this kernel's, its
-        saved bundle, else :meth:`fit`'s."""
+        saved bundle, else :meth:`fit`'s; for ``"<variant> (untrained)"``, that variant's views at initialisation
+        (:meth:`twin_views`)."""
+        twin = next((v for v in ORDER if untrained(v) == name), None)
+        if twin:
+            return self.twin_views(twin)
         return self.run.encoder(name, view="all") or self.fit(name).encoder
+
+    def twin_views(self, variant: str):
+        """Variant ``variant``'s views at initialisation (:func:`~reproducer.untrained_twins.untrained_twin` from this
+        chapter's settings and data, :meth:`twin_inputs`, with this seed): what :meth:`fit` starts from, the same
+        fixed word2vec inputs; built once per unit."""
+        from reproducer.untrained_twins import untrained_twin
+
+        if variant not in self._twin_views:
+            self._twin_views[variant] = untrained_twin(variant, *self.twin_inputs(variant), seed=self.seed)
+        return self._twin_views[variant]
 
     def trained(self, name: str):
         """The unsupervised encoder of a Table 3 row, or the average of the fixed word vectors (``word2vec avg``)."""
@@ -347,6 +368,14 @@ class ConsensusModels(ChapterModels):
         return self.run.json(f"eval_{row.replace(' ', '_')}", lambda: self.rows.evaluate(
             row, self.groups, self.settings.rows_config, T6 if row == TRANSFER_ROW else (),
             self.settings.eval_config))
+
+    def twin_row(self, row: str = TRANSFER_ROW) -> dict:
+        """The untrained twin of row ``row`` of :data:`TWIN_ROWS` (issue 44): the same views of the same variant with
+        this seed's initial weights (:data:`TWINS_OF_ROWS`), scored as :meth:`row` scores the row on the groups at the
+        preset's ``rows_config`` (not on Table 6's tasks: at ``paper`` that is another 9 minutes of a 2,100-d
+        encoder): ``eval_<row>_untrained.json`` if cached."""
+        return self.run.json(f"eval_{slug(untrained(row))}", lambda: self.rows.evaluate(
+            untrained(row), self.groups, self.settings.rows_config))
 
     def reading(self) -> dict:
         """U of MV, SV-f and SV-g trained under the other reading of Eq. 1: ``other_reading.json``."""
@@ -372,8 +401,9 @@ class ConsensusModels(ChapterModels):
     def unit(self, name: str, rows=None, neighbours: bool = True) -> None:
         """Everything the chapter shows of variant ``name`` (a variant of :data:`ORDER`, ``"reading"`` for the three
         runs of the other reading, ``"baselines"`` for Table 4's), computed right after it trains and cached: its
-        training record; every row of ``rows`` (by default all of Table 3) whose variants are now all trained; with
-        ``neighbours`` the neighbour tables it completes."""
+        training record; every row of ``rows`` (by default all of Table 3) whose variants are now all trained, and the
+        untrained twin of each of them in :data:`TWIN_ROWS` (:meth:`twin_row`, every seed); with ``neighbours`` the
+        neighbour tables it completes."""
         if name == "reading":
             self.reading()
             return
@@ -388,16 +418,21 @@ class ConsensusModels(ChapterModels):
             variants = {v for v, _ in parts}
             if (rows is None or row in rows) and name in variants and variants <= done:
                 self.row(row)
+                if row in TWIN_ROWS:
+                    self.twin_row(row)
                 if neighbours and row in NEIGHBOURS:
                     self.products.neighbours(row)
         self.rows.clear()
+        self._twin_views.clear()
 
     def evidence(self, baselines: bool = True, rows: tuple[str, ...] = CLAIM_ROWS):
         """This seed's :class:`~reproducer.report.claims.Evidence`: each of ``rows``' unsupervised results as
-        ``"<row> U"`` and supervised ones as ``"<row> S"``, and Table 4's baselines as ``"<name> U"``."""
+        ``"<row> U"`` and supervised ones as ``"<row> S"``, those of :data:`TWIN_ROWS`' untrained twins (this seed's
+        initialisation) as ``"<row> (untrained) U"`` and ``… S``, and Table 4's baselines as ``"<name> U"``."""
         results = {}
-        for row in rows:
-            record = self.row(row)
+        records = {**{row: self.row(row) for row in rows},
+                   **{untrained(row): self.twin_row(row) for row in rows if row in TWIN_ROWS}}
+        for row, record in records.items():
             results[f"{row} U"] = Results.from_json(record["unsupervised"])
             results[f"{row} S"] = Results.from_json(record["supervised"])
         if baselines:
@@ -488,6 +523,16 @@ def multiview_claims(groups: dict[str, list[str]]) -> list:
                   f"{n} {ev.mean(f'{n} U', groups['U']):.1f}" for n in BASELINE_NAMES)),
     ]
     return claims
+
+
+def twin_row_claims(groups: dict[str, list[str]], rows=TWIN_ROWS) -> list[Claim]:
+    """The book's own claims (issue 44; :func:`~reproducer.report.claims.twin_claim`): training beats the same
+    encoder untrained, for each row of ``rows`` (the MV ensemble) against its twin of :meth:`ConsensusModels.twin_row`,
+    on the transfer mean (Table 3's supervised tasks: S, B and MRPC, their main scores in points) and on STS (U),
+    judged on each seed's :meth:`ConsensusModels.evidence` (each seed's twin is that seed's initialisation)."""
+    transfer = groups["S"] + groups["B"] + groups["M"]
+    return [twin_claim(f"the {row}", what, tasks, f"{row} {g}", f"{untrained(row)} {g}") for row in rows
+            for what, tasks, g in (("the transfer mean", transfer, "S"), ("STS", groups["U"], "U"))]
 
 
 #: The rows of the variants the main run alone trains (the claims' seeds train :data:`CLAIM_ROWS`' variants).
