@@ -131,7 +131,7 @@ def test_the_chapters_constants_agree_with_table3s_rows():
 
 class FakeRows:
     """What ConsensusModels uses of RowEncoders: a row's evaluation record (its STS12 score: the row's place in
-    ROWS), and clear()."""
+    ROWS; an untrained twin's row, issue 44: -1), and clear()."""
 
     def __init__(self):
         self.evaluated, self.transfer, self.cleared = [], [], 0
@@ -142,7 +142,7 @@ class FakeRows:
         self.evaluated.append((row, config))
         if transfer:
             self.transfer.append((row, tuple(transfer), transfer_config))
-        r = list(ROWS).index(row)
+        r = list(ROWS).index(row) if row in ROWS else -1
         out = {"unsupervised": Results(row, config, {"STS12": {"wmean.pearson": r / 100},
                                                      "SICK-cos": {"pearson": 0.5}}).to_json(),
                "supervised": Results(row, config, {"SICK-R": {"pearson": 0.7}, "MR": {"acc": 60.0 + r},
@@ -191,12 +191,12 @@ def test_consensus_units_score_each_row_once_its_variants_are_trained(results_di
         before = len(models.rows.evaluated)
         models.unit(name)
         per_unit[name] = [row for row, _ in models.rows.evaluated[before:]]
-    assert per_unit["MV"] == ["MV f", "MV g", "MV ensemble"]
+    assert per_unit["MV"] == ["MV f", "MV g", "MV ensemble", "MV ensemble (untrained)"]  # MV's twin (issue 44)
     assert per_unit["SV-g"] == ["SV-g g"]
     assert per_unit["SV-f"] == ["SV-f f", "ens(SV-f f, SV-g g)"]  # the SV ensemble as soon as both are trained
     assert per_unit["MV-ff"] == ["MV-ff f1", "MV-ff ensemble"]
     assert per_unit["MV-gg"] == ["MV-gg g1", "MV-gg ensemble", "ens(MV-ff f1, MV-gg g1)"]
-    assert sorted(r for rows in per_unit.values() for r in rows) == sorted(ROWS)  # every row of Table 3, once
+    assert sorted(r for rows in per_unit.values() for r in rows) == sorted([*ROWS, *mv.TWINS_OF_ROWS])  # once each
     assert {config for _, config in models.rows.evaluated} == {models.settings.rows_config}
     # only Table 6's row is also scored on the transfer tasks, at the preset's eval_config
     assert [(row, config) for row, _, config in models.rows.transfer] == [(mv.TRANSFER_ROW,
@@ -205,6 +205,7 @@ def test_consensus_units_score_each_row_once_its_variants_are_trained(results_di
     assert asked["neighbours"] == ["MV ensemble", "ens(SV-f f, SV-g g)"]  # the Table 3 rows of NEIGHBOURS
     assert read_json(run.path("SV-f_training.json"))["tau"] == 0.25  # each record with its learned τ
     assert run.path("eval_ens(SV-f_f,_SV-g_g).json").is_file() and run.path("eval_MV_ensemble.json").is_file()
+    assert run.path("eval_MV_ensemble_untrained.json").is_file()
     # a new kernel: every record and row is read back, nothing trains or is scored again
     again, asked_again = consensus(NotebookRun("04_consensus", "smoke"))
     for name in mv.ORDER:
@@ -216,10 +217,10 @@ def test_consensus_seed_units_score_only_the_claim_rows(results_dir):
     models, asked = consensus(NotebookRun("04_consensus", "smoke"))
     for name in mv.SEED_MODELS:
         models.unit(name, rows=mv.CLAIM_ROWS, neighbours=False)
-    assert sorted(row for row, _ in models.rows.evaluated) == sorted(mv.CLAIM_ROWS)
+    assert sorted(row for row, _ in models.rows.evaluated) == sorted([*mv.CLAIM_ROWS, *mv.TWINS_OF_ROWS])  # + twin
     assert [n for n, _, _ in asked["fit"]] == list(mv.SEED_MODELS) and asked["neighbours"] == []
     models.unit("MV+SV", rows=mv.CLAIM_ROWS)
-    assert len(models.rows.evaluated) == len(mv.CLAIM_ROWS)  # none of its rows is a claim row
+    assert len(models.rows.evaluated) == len(mv.CLAIM_ROWS) + 1  # none of its rows is a claim row
 
 
 def test_the_reading_unit_trains_the_three_runs_of_the_other_reading(results_dir, monkeypatch):
@@ -285,15 +286,16 @@ def test_consensus_evidence_names_each_rows_unsupervised_and_supervised_results(
     for name in mv.SEED_MODELS:
         models.unit(name, rows=mv.CLAIM_ROWS, neighbours=False)
     ev = models.evidence()
+    twins = {f"MV ensemble (untrained) {k}" for k in "US"}  # this seed's untrained twin of MV's row (issue 44)
     assert set(ev.results) == ({f"{r} U" for r in mv.CLAIM_ROWS} | {f"{r} S" for r in mv.CLAIM_ROWS}
-                               | {f"{n} U" for n in mv.BASELINE_NAMES})
+                               | {f"{n} U" for n in mv.BASELINE_NAMES} | twins)
     r = list(ROWS).index("ens(MV-ff f1, MV-gg g1)")
     assert ev.score("ens(MV-ff f1, MV-gg g1) U", "STS12") == pytest.approx(r)  # correlations × 100
     assert ev.score("ens(MV-ff f1, MV-gg g1) S", "MR") == 60.0 + r and ev.score("MV f S", "SICK-R") == 70.0
     assert ev.score("word2vec avg (ours) U", "STS12") == pytest.approx(len("average of v"))  # × 100
     assert ev.seed == models.seed
-    assert set(models.evidence(baselines=False).results) == {f"{r} {k}" for r in mv.CLAIM_ROWS for k in "US"}
-    assert len(models.rows.evaluated) == len(mv.CLAIM_ROWS)  # the evidence reads the cached rows
+    assert set(models.evidence(baselines=False).results) == {f"{r} {k}" for r in mv.CLAIM_ROWS for k in "US"} | twins
+    assert len(models.rows.evaluated) == len(mv.CLAIM_ROWS) + 1  # the evidence reads the cached rows and twin
 
 
 def test_consensus_seeds_train_at_the_runs_preset_and_budget_with_the_same_groups(nb):

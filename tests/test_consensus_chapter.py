@@ -345,3 +345,66 @@ def test_table3_rows_use_senteval_prototyping_where_the_paper_protocol_does_not_
     assert "rows_eval_config" not in preset("consensus", "default").identity()
     with pytest.raises(ReproducerError, match="rows_eval_config"):
         preset("consensus", "default", rows_eval_config="fastest")
+
+
+class SeededRows:
+    """What ConsensusModels uses of RowEncoders, with per-item outcomes (the claims' bootstrap): a trained row gets
+    280 of 400 items right and predicts similarity with noise 0.5; an untrained twin's row (issue 44) 220 + 4 × the
+    seed's number, with noise 2 + 0.1 × the seed's number: each seed's twin is its own."""
+
+    def __init__(self, seed: int):
+        self.seed, self.evaluated = seed, []
+
+    def record(self, tasks, correct, noise):
+        from reproducer.evaluate.items import correct_items, main_score, scored_items
+        from reproducer.evaluate.tasks import TASKS
+
+        gold = np.random.default_rng(0).normal(size=300)
+        items = {t: (correct_items(np.arange(400) < correct) if TASKS[t].main_metric == "acc" else scored_items(
+            gold + np.random.default_rng(len(t)).normal(scale=noise, size=300), gold))["_items"]
+            for t in tasks}
+        scores = {t: {TASKS[t].main_metric: main_score(TASKS[t].main_metric, i)} for t, i in items.items()}
+        return Results("row", "smoke", scores, items=items).to_json()
+
+    def evaluate(self, row, groups, config, transfer=(), transfer_config=None):
+        self.evaluated.append(row)
+        correct, noise = (220 + 4 * self.seed, 2 + 0.1 * self.seed) if row.endswith("(untrained)") else (280, 0.5)
+        return {"unsupervised": self.record(groups["U"], correct, noise),
+                "supervised": self.record(groups["S"] + groups["B"] + groups["M"], correct, noise)}
+
+    def clear(self):
+        pass
+
+
+def test_the_books_own_claims_judge_mv_against_each_seeds_own_untrained_twin(tmp_path, monkeypatch):
+    """Issue 44: the MV ensemble against its untrained twin (:meth:`ConsensusModels.twin_row`) on the transfer mean
+    (Table 3's S, B and MRPC) and on STS (U), the seeds' mean with each seed's evidence holding that seed's twin, in
+    :func:`~reproducer.report.claims.twin_claim`'s words and marked as the book's own."""
+    from reproducer.presets import preset
+    from reproducer.report.claims import BOOK, UNTRAINED_QUESTION, check
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    groups = {"U": ["SICK-cos"], "S": ["SICK-R"], "B": ["MR"], "M": ["MRPC"]}
+    main = multiview.ConsensusModels(NotebookRun("04_consensus", "smoke"), preset("consensus", "smoke"), groups=groups,
+                                     progress=False)
+    seeds = main.seeds(2)
+    for m in seeds:
+        m.rows = SeededRows(m.seed)
+    evidence = [m.evidence(baselines=False, rows=(multiview.TRANSFER_ROW,)) for m in seeds]
+    assert [e.score("MV ensemble (untrained) S", "MR") for e in evidence] == pytest.approx([55.0, 56.0])  # its own
+    assert [e.score("MV ensemble S", "MR") for e in evidence] == [70.0, 70.0]
+    table = check(multiview.twin_row_claims(groups), evidence[0], evidence, budget="smoke")
+    assert table.claim.tolist() == [
+        "Training the MV ensemble beats the same encoder untrained on the transfer mean (SICK-R, MR, MRPC)",
+        "Training the MV ensemble beats the same encoder untrained on STS (SICK-cos)"]
+    assert (table.source == BOOK).all() and (table.paper == UNTRAINED_QUESTION).all()
+    for (_, row), tasks, group in zip(table.iterrows(), (["SICK-R", "MR", "MRPC"], ["SICK-cos"]), "SU"):
+        expected = [e.mean(f"MV ensemble {group}", tasks) - e.mean(f"MV ensemble (untrained) {group}", tasks)
+                    for e in evidence]
+        assert row["seed values"] == pytest.approx(expected) and row.value == pytest.approx(np.mean(expected))
+        assert row.outcome == "reproduced" and row.noise.endswith("2 training seeds at `smoke`")
+    assert table["seed values"].iloc[0][0] != pytest.approx(table["seed values"].iloc[0][1])
+    assert table.numbers.iloc[0].startswith("trained ") and ", untrained " in table.numbers.iloc[0]
+    assert [m.rows.evaluated for m in seeds] == [["MV ensemble", "MV ensemble (untrained)"]] * 2
+    seeds[1].evidence(baselines=False, rows=(multiview.TRANSFER_ROW,))
+    assert seeds[1].rows.evaluated == ["MV ensemble", "MV ensemble (untrained)"]  # read back from the run's folder

@@ -152,6 +152,37 @@ def test_a_reference_is_scored_like_the_lines_cached_and_drawn_across(tmp_path, 
     assert len(flat) == 1 and set(flat[0].get_ydata()) == {reference["STS"]}  # the STS row
 
 
+def test_each_lines_start_is_its_untrained_twin_scored_like_its_points(tmp_path, monkeypatch):
+    """Issue 44: a line's starting reference is the model its unit trains, with the same seed's initial weights,
+    scored before the first step; cached; drawn at 0 seconds, joined to the line's first point."""
+    from reproducer.models import family
+    from reproducer.untrained_twins import untrained_twin
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    study = ec.EqualCompute(NotebookRun("06_comparison", "smoke"), "smoke", 4.0, 2, seeds=1, config="prototype",
+                            transfer=("MRPC",), sts=("STS14",), progress=False)
+    start = study.start("mean-max AAE", 0)
+    assert start["line"] == "mean-max AAE" and start["seconds"] == 0.0 and start["STS"] == pytest.approx(start["STS14"])
+    settings = ec.budget_preset("autoencoder", "smoke", 4.0, 2)
+    twin = untrained_twin("mean-max AAE", settings, family("autoencoder").training_data("mean-max AAE", settings))
+    assert ec.score_encoder(twin, "prototype", ("MRPC",), ("STS14",))["STS14"] == pytest.approx(start["STS14"])
+    monkeypatch.setattr(ec, "score_encoder", lambda *a, **k: pytest.fail("scored again"))
+    assert study.all_starts(["mean-max AAE"]) == [start]  # cached
+    with pytest.raises(ReproducerError, match="Unknown line"):
+        study.start("BERT", 0)
+    units = [fake_unit(label, 0, [40, 50]) for label in ec.all_lines()]
+    fig = ec.equal_compute_figure(units, starts=[{**start, "transfer": 30.0, "STS": 12.0}])
+    joined = [line for line in fig.axes[0].get_lines() if list(line.get_xdata()) == [0.0, 10.0]]
+    assert len(joined) == 1 and list(joined[0].get_ydata()) == [30.0, 40.0]  # transfer, against seconds
+    assert not [line for line in fig.axes[1].get_lines() if 0.0 in list(line.get_xdata())]  # FLOPs: none
+    gains = ec.start_gains([fake_unit("mean-max AAE", 0, [40, 50]), fake_unit("mean-max AAE", 1, [40, 60]),
+                            fake_unit("mean-max RAE", 0, [40, 45])],
+                           [{"line": "mean-max AAE", "seed": s, "transfer": 30.0 + s, "STS": 10.0} for s in (0, 1)])
+    assert list(gains.index) == ["mean-max AAE"]  # the RAE has no start: left out
+    assert gains.loc["mean-max AAE", ("transfer", "gain")] == pytest.approx(55 - 30.5)
+    assert gains.loc["mean-max AAE", ("STS", "at the budget")] == pytest.approx(27.5)
+
+
 def test_the_ranking_is_read_from_the_numbers():
     """Chapter 06's reading of the study is generated: which line leads, whether the seeds separate, who climbs."""
     qt, st, mv, pp = ("Quick-Thoughts (uni-QT)", "skip-thought (uni-skip)", "consensus (MV)",

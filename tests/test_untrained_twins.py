@@ -213,3 +213,36 @@ def test_chapter_03s_twin_is_its_chosen_configuration_at_initialisation(tmp_path
     twin = untrained_twin("LSTM (o.g.)", training.settings(lr=0.005), training.data(), seed=training.seed)
     assert evaluate(twin, ["MRPC"], "smoke", progress=False).scores["MRPC"] == results.scores["MRPC"]
     assert stored_json(training.run.dir / f"eval_{slug('LSTM (o.g.)')}_untrained.json")
+
+
+def test_chapter_04s_twin_is_mvs_table3_row_at_initialisation(tmp_path, monkeypatch):
+    """Chapter 04 scores MV's twin as it scores MV's main row of Table 3 (issue 44): the MV ensemble of MV's views at
+    this seed's initialisation, U with the unsupervised pooling and the supervised tasks with the supervised one, at
+    the rows' protocol, with per-item outcomes; cached as ``eval_MV_ensemble_untrained.json`` and read back without
+    building the twin again; another seed's twin is that seed's initialisation."""
+    import reproducer.untrained_twins as twins
+    from reproducer.evaluate.views import RowEncoders
+    from reproducer.files import read_json
+    from reproducer.notebook import NotebookRun
+    from reproducer.papers.consensus.chapter import TRANSFER_ROW, ConsensusModels
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    groups = {"U": ["STS14"], "S": [], "B": ["MR"], "M": []}
+    settings = preset("consensus", "smoke")
+
+    def chapter():
+        return ConsensusModels(NotebookRun("04_consensus", "smoke"), settings, groups=groups, seed=2, progress=False)
+
+    main = chapter()
+    record = main.twin_row(TRANSFER_ROW)
+    assert TRANSFER_ROW == "MV ensemble" and read_json(main.run.path("eval_MV_ensemble_untrained.json")) == record
+    assert record["unsupervised"]["encoder"] == record["supervised"]["encoder"] == "MV (untrained) ensemble"
+    assert record["supervised"]["items"]["MR"] and record["unsupervised"]["items"]["STS14"]  # the claims' bootstrap
+    views = untrained_twin("MV", *main.twin_inputs("MV"), seed=2)  # what MV's fit starts from (the tests above)
+    expected = RowEncoders(lambda variant: views).evaluate(TRANSFER_ROW, groups, settings.rows_config)
+    assert {k: r["results"] for k, r in record.items()} == {k: r["results"] for k, r in expected.items()}
+    other = main.seeds(2)[1]  # the claims' next seed, in its own run's folder
+    assert other.seed == 3 and other.run.dir != main.run.dir
+    assert other.twin_row()["supervised"]["results"] != record["supervised"]["results"]  # its own initialisation
+    monkeypatch.setattr(twins, "untrained_twin", lambda *a, **k: pytest.fail("the cached twin was built again"))
+    assert chapter().twin_row() == record

@@ -155,6 +155,29 @@ class EqualCompute:
 
         return self.run.json(name, compute)
 
+    def start(self, label: str, seed: int) -> dict:
+        """Line ``label``'s untrained twin for ``seed``: the model the unit of ``seed`` trains, with the same initial
+        weights, scored before its first step as the points are (issue 44: the line's own starting reference, beside
+        the fixed :data:`REFERENCES`), cached as ``equal_<label>_seed<seed>_untrained.json``: line, seed, seconds
+        (0) and :func:`score_encoder`'s scores."""
+        if label not in all_lines():
+            raise ReproducerError(f"Unknown line {label!r}; choose one of {', '.join(all_lines())}.")
+        family_name, variant = all_lines()[label]
+
+        def compute() -> dict:
+            family = family_of(family_name)
+            settings = budget_preset(family_name, self.scale, self.seconds, self.points)
+            fitted = family.untrained(variant, settings, family.training_data(variant, settings), seed=seed)
+            return {"line": label, "seed": seed, "seconds": 0.0,
+                    **score_encoder(test_encoder(fitted), self.config, self.transfer, self.sts)}
+
+        return self.run.json(f"equal_{slug(label)}_seed{seed}_untrained", compute)
+
+    def all_starts(self, lines=None) -> list[dict]:
+        """:meth:`start` of every (line, seed) of ``lines`` (by default all), as :meth:`all_units`."""
+        return [self.start(label, seed) for label in (lines or all_lines())
+                for seed in range(self.first_seed, self.first_seed + self.seeds)]
+
     def reference(self, name: str) -> dict:
         """Baseline ``name`` (:func:`reproducer.encoders.baselines.load_baseline`, e.g. :data:`REFERENCES`) scored as
         the lines are at each point, cached as ``equal_reference_<name>.json``: ``name`` and :func:`score_encoder`'s
@@ -197,11 +220,13 @@ def ranking(units: list[dict], score: str = "transfer") -> pd.DataFrame:
     return table.sort_values(score, ascending=False)
 
 
-def equal_compute_figure(units: list[dict], references: list[dict] = ()):
+def equal_compute_figure(units: list[dict], references: list[dict] = (), starts: list[dict] = ()):
     """Two rows (mean transfer score, mean STS) by two columns (against training seconds, against training FLOPs):
     one line per objective (the mean over seeds at each evaluation point), a band from the lowest to the highest
     seed, the pairs-trained line dashed; each of ``references`` (:meth:`EqualCompute.reference`) a dotted grey
-    horizontal line. Returns the figure."""
+    horizontal line; ``starts`` (:meth:`EqualCompute.start`): each line's untrained twin, the mean over its seeds, a
+    hollow marker at 0 seconds joined to the line's first point by a dotted segment (the FLOPs axes are logarithmic:
+    no zero to draw it at). Returns the figure."""
     import matplotlib.pyplot as plt
 
     frame = curve_frame(units)
@@ -220,6 +245,10 @@ def equal_compute_figure(units: list[dict], references: list[dict] = ()):
                 ax.plot(by["x"], by["mean"], "--" if dashed else "-", marker="o", color=colours.get(label),
                         label=label)
                 ax.fill_between(by["x"], by["low"], by["high"], alpha=0.2, color=colours.get(label))
+                begin = [st[score] for st in starts if st["line"] == label]
+                if begin and x == "seconds":
+                    ax.plot([0.0, by["x"].iloc[0]], [np.mean(begin), by["mean"].iloc[0]], ":", marker="o",
+                            markevery=[0], markerfacecolor="white", color=colours.get(label))
             for reference in references:
                 ax.axhline(reference[score], linestyle=":", color="grey", label=f"{reference['name']} (fixed)")
             ax.set_xscale("log" if x == "flops" else "linear")
@@ -231,6 +260,25 @@ def equal_compute_figure(units: list[dict], references: list[dict] = ()):
     fig.suptitle("Equal compute: every objective, the same seconds, one machine")
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig
+
+
+def start_gains(units: list[dict], starts: list[dict]) -> pd.DataFrame:
+    """What each line's training bought within the budget: for ``transfer`` and ``STS``, the line's untrained twin
+    (``starts``, :meth:`EqualCompute.start`), its last point and the gain, each the mean over the seeds both have."""
+    rows = []
+    for u in units:
+        begin = [st for st in starts if st["line"] == u["line"] and st["seed"] == u["seed"]]
+        if begin and u["points"]:
+            rows.append({"line": u["line"], "seed": u["seed"],
+                         **{(score, when): value for score in ("transfer", "STS") for when, value in
+                            (("untrained", begin[0][score]), ("at the budget", u["points"][-1][score]))}})
+    if not rows:
+        raise ReproducerError("No line has both its untrained start and a trained point.")
+    table = pd.DataFrame(rows).drop(columns="seed").groupby("line", sort=False).mean()
+    table.columns = pd.MultiIndex.from_tuples(table.columns)
+    for score in ("transfer", "STS"):
+        table[(score, "gain")] = table[(score, "at the budget")] - table[(score, "untrained")]
+    return table[[(score, c) for score in ("transfer", "STS") for c in ("untrained", "at the budget", "gain")]]
 
 
 #: Within this many points of the reference a line "sits on" it; a line gaining at least this much between its first
