@@ -536,6 +536,9 @@ class UnitTraining(pt.ParaphraseTraining):
     def transfer(self, name):
         return self.run.json(f"eval_{name}", lambda: self.calls.append(("transfer", name)) or {"encoder": name})
 
+    def twin_results(self, name):
+        return self.run.json(f"eval_{name}_untrained", lambda: self.calls.append(("twin", name)) or {"encoder": name})
+
     def word_weight_extremes(self, n=12, among=5000):
         self.calls.append(("weights",))
         return pd.DataFrame({"smallest": ["the"], "largest": ["lookin"]})
@@ -641,7 +644,9 @@ def test_paraphrase_units_without_the_explorer_still_cache_the_length_bins(resul
     t.train_grid(explorer=False)
     t.unit("baselines", explorer=False)
     assert not list(t.run.dir.glob("neighbours_*.csv")) and not [c for c in products if c[0] == "pool"]
-    assert not [c for c in t.calls if c[0] == "transfer"]  # the seeds' runs score PP on the transfer tasks only once
+    # issue 44: every run (the seeds' too) scores PP and the LSTM (o.g.) on the transfer tasks beside their twins
+    assert [c for c in t.calls if c[0] in ("transfer", "twin")] == [
+        ("transfer", "PP"), ("twin", "PP"), ("transfer", "LSTM (o.g.)"), ("twin", "LSTM (o.g.)")]
     assert [c[1] for c in products if c[0] == "bins"] == [["PP"], ["LSTM (no o.g.)"], ["LSTM (o.g.)"],
                                                            ["initial vectors"]]
     # at smoke only the first configuration of each grid
@@ -923,7 +928,7 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
     from reproducer.presets import preset
 
     models = sk.SkipThoughtModels(run, preset("skip-thought", "smoke"), tasks=list(tasks), progress=False, **options)
-    asked = {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [], "analogy": []}
+    asked = {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [], "analogy": [], "twins": []}
 
     def fit(name):
         def train(checkpoint):
@@ -938,6 +943,7 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
     models.data = SimpleNamespace(vocab=SimpleNamespace(coverage=lambda sentences: 0.75))
     models.held_out_sentences, models.word2vec = ["a held-out sentence"], "our word2vec"
     models.products.neighbours = lambda name: asked["neighbours"].append(name)
+    models.twins = lambda names=None: asked["twins"].append(list(names)) or {}  # tested in test_untrained_twins.py
     monkeypatch.setattr(reproducer.encoders.expansion, "combined",
                         lambda parts, name, vectors: Stub(name, *[p.name for p in parts], vectors))
     monkeypatch.setattr(reproducer.encoders.expansion, "expansion_report", lambda encoder, vectors, seed=0: asked[
@@ -984,6 +990,7 @@ def test_skip_thought_units_cache_combine_skip_and_its_similarity_suite(results_
     assert read_json(run.path("similarity_combine-skip.json")) == suite(0.0)  # read by chapter 03
     assert run.path("eval_combine-skip_no_expansion.json").is_file()
     assert asked["neighbours"] == ["uni-skip", "bi-skip", "combine-skip"]
+    assert asked["twins"] == [["combine-skip"]]  # issue 44: its untrained twins, once combine-skip is complete
     assert asked["analogy"] == [("questions", 0),  # chapter 02's analogy claim: one question set for every seed
                                 ("combine-skip", ("raw uni-skip", "raw bi-skip", "our word2vec"))]
     assert read_json(run.path("analogy_combine-skip.json"))["hits"] == "1"
@@ -994,7 +1001,7 @@ def test_skip_thought_units_cache_combine_skip_and_its_similarity_suite(results_
     for name in ("uni-skip", "bi-skip", "glove-bow"):
         again.unit(name, neighbours=False)
     assert asked_again == {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [],
-                           "analogy": []}  # all cached
+                           "analogy": [], "twins": [["combine-skip"]]}  # all cached (the twins' cache: its own test)
 
 
 def test_a_chapter_01_seed_answers_the_main_runs_analogy_questions_only_with_its_models_at_hand(results_dir,

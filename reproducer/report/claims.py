@@ -208,7 +208,8 @@ UNTRAINED_QUESTION = ("— (the book's own question: no paper compares its encod
                       "Wieting & Kiela 2019 find random encoders within a few points of trained ones)")
 
 
-def twin_claims(names, transfer: list[str], sts: list[str] | None = None, *, vectors: str | None = None) -> list[Claim]:
+def twin_claims(names, transfer: list[str], sts: list[str] | None = None, *,
+                vectors: str | None = None) -> list[Claim]:
     """The book's own claims (issue 44; no paper checks them): *training beats the same encoder untrained*, for each
     model of ``names``, on the mean over the ``transfer`` tasks and, with ``sts``, on the mean over those similarity
     tasks: the trained model's score minus its twin's (:func:`untrained`; ``vectors``: the twin whose learned word
