@@ -27,7 +27,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from reproducer.notebook import notebook_path, parameters_source
-from reproducer.report.claims import COLOURS
+from reproducer.report.claims import BOOK, COLOURS
 
 _CHECKOUT = Path(__file__).resolve().parents[2]
 #: The one rule for numbers in the book's tables (stated in the intro's "How to read a table").
@@ -157,10 +157,12 @@ class Page:
         :func:`reproducer.report.scorecard.paper_counts`, with its ``total`` row)."""
         total = counts.loc["total"]
         parts = [f"<b>{total[o]}</b> {o}" for o in COLOURS if total.get(o, 0)]
+        own = sum(int(counts.loc[row, "claims"]) for row in counts.index if str(row).startswith(BOOK))
+        mine = f" ({own} of them the book's own: training beats the same encoder untrained)" if own else ""
         shown = counts[[c for c in counts.columns if c not in COLOURS or total[c]]]  # outcomes no claim had: left out
         table = shown.rename_axis(None).style.map(lambda v: COLOURS["reproduced"] if v else "", subset=["reproduced"])
         return Shown(f'{_STYLE}<div class="claims-box"><b>The verdict:</b> of the <b>{total["claims"]}</b> claims this '
-                     f"book checks at the <code>{html.escape(preset)}</code> preset, {', '.join(parts)}; "
+                     f"book checks at the <code>{html.escape(preset)}</code> preset{mine}, {', '.join(parts)}; "
                      f"{total['decided']} are decided (reproduced, not reproduced, or smaller than published)."
                      '<div class="book-table">'
                      f"{table.to_html()}</div></div>")
