@@ -33,6 +33,13 @@ def family_inputs(family: str) -> str:
     return declared[family]
 
 
+def twin_name(name: str, vectors: str | None = None) -> str:
+    """The name of model ``name``'s untrained twin (``vectors``: the name of the word vectors put in its learned
+    embeddings): ``"<name> (untrained)"`` or ``"<name> (untrained, <vectors>)"``. The one rule: the claims read a twin
+    in a seed's evidence under it (:func:`reproducer.report.claims.untrained`)."""
+    return f"{name} (untrained{', ' + vectors if vectors else ''})"
+
+
 def untrained_twin(name: str, preset, data, *, seed: int = 0, word_vectors: WordVectors | None = None,
                    device=None):
     """Model ``name`` (:data:`reproducer.models.MODELS`) at initialisation: its test-time encoder as its family builds
@@ -47,7 +54,7 @@ def untrained_twin(name: str, preset, data, *, seed: int = 0, word_vectors: Word
     if word_vectors is not None and family_inputs(model.family) != "learned":
         raise ReproducerError(f"{name} reads {family_inputs(model.family)} pre-trained word vectors: at initialisation "
                               "they are our word2vec already, so there is nothing to put in their place.")
-    label = f"{name} (untrained{', ' + word_vectors.name if word_vectors is not None and word_vectors.name else ''})"
+    label = twin_name(name, word_vectors.name if word_vectors is not None else None)
     if model.parts:
         return ConcatEncoder([untrained_twin(p, preset, data, seed=seed, word_vectors=word_vectors, device=device)
                               for p in model.parts], label)

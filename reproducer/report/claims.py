@@ -200,7 +200,9 @@ def untrained(name: str, vectors: str | None = None) -> str:
     """The name under which model ``name``'s untrained twin (its encoder with the weights at initialisation:
     :func:`~reproducer.untrained_twins.untrained_twin`; ``vectors``: the name of the word vectors put in its learned
     embeddings) enters an :class:`Evidence` (:func:`twin_claims`): the twin encoder's own name."""
-    return f"{name} (untrained{', ' + vectors if vectors else ''})"
+    from reproducer.untrained_twins import twin_name
+
+    return twin_name(name, vectors)
 
 
 #: The ``paper`` text of the book's own claims (:func:`twin_claim`): no paper asks the question.
