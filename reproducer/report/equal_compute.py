@@ -55,6 +55,14 @@ def line_inputs() -> dict[str, str]:
     return {line.label: line.inputs for paper in DECLARATIONS.values() for line in paper.lines}
 
 
+def line_of(label: str) -> tuple[str, str]:
+    """Line ``label``'s family and variant (:func:`all_lines`); a clear error naming the lines otherwise."""
+    lines = all_lines()
+    if label not in lines:
+        raise ReproducerError(f"Unknown line {label!r}; choose one of {', '.join(lines)}.")
+    return lines[label]
+
+
 def pairs_lines() -> set[str]:
     """The labels of the lines that train on paraphrase pairs, not on the books (drawn dashed)."""
     return {line.label for paper in DECLARATIONS.values() for line in paper.lines if line.on_pairs}
@@ -131,17 +139,19 @@ class EqualCompute:
                 "config": self.config, "transfer": list(self.transfer), "sts": list(self.sts),
                 "lines": {k: list(v) for k, v in all_lines().items()}}
 
+    def budget(self, family: str):
+        """``family``'s preset at the study's scale, budget and points (:func:`budget_preset`): what every unit and
+        start of its line is built with."""
+        return budget_preset(family, self.scale, self.seconds, self.points)
+
     def unit(self, label: str, seed: int) -> dict:
         """Line ``label`` trained with ``seed``: its curve (``points``: training seconds, step, FLOPs and scores at
         each evaluation point), steps per second and the budget, cached as ``equal_<label>_seed<seed>.json``."""
-        if label not in all_lines():
-            raise ReproducerError(f"Unknown line {label!r}; choose one of {', '.join(all_lines())}.")
-        family_name, variant = all_lines()[label]
+        family_name, variant = line_of(label)
         name = f"equal_{slug(label)}_seed{seed}"
 
         def compute() -> dict:
-            family = family_of(family_name)
-            settings = budget_preset(family_name, self.scale, self.seconds, self.points)
+            family, settings = family_of(family_name), self.budget(family_name)
             data = family.training_data(variant, settings)
             scorer = curve_point(self.config, self.transfer, self.sts)
             fitted = self.run.model(name, lambda checkpoint: family.fit(
@@ -160,13 +170,10 @@ class EqualCompute:
         weights, scored before its first step as the points are (issue 44: the line's own starting reference, beside
         the fixed :data:`REFERENCES`), cached as ``equal_<label>_seed<seed>_untrained.json``: line, seed, seconds
         (0) and :func:`score_encoder`'s scores."""
-        if label not in all_lines():
-            raise ReproducerError(f"Unknown line {label!r}; choose one of {', '.join(all_lines())}.")
-        family_name, variant = all_lines()[label]
+        family_name, variant = line_of(label)
 
         def compute() -> dict:
-            family = family_of(family_name)
-            settings = budget_preset(family_name, self.scale, self.seconds, self.points)
+            family, settings = family_of(family_name), self.budget(family_name)
             fitted = family.untrained(variant, settings, family.training_data(variant, settings), seed=seed)
             return {"line": label, "seed": seed, "seconds": 0.0,
                     **score_encoder(test_encoder(fitted), self.config, self.transfer, self.sts)}
