@@ -14,10 +14,10 @@ Results live in ``results/<notebook>/<preset>/`` (``REPRODUCER_RESULTS_DIR`` ove
 parameter has its default (the book's run), else in ``results/<notebook>/<preset>+<label>/`` (e.g.
 ``default+seed=1``), so an experiment never overwrites the book's results nor resumes its checkpoints: metrics as
 JSON, curves and tables as CSV, written atomically. Each result is stored with its *key* — the preset, every
-parameter but ``retrain``, and the settings declared with :meth:`NotebookRun.settings` (``device`` left out) — in the
-folder's ``cache_keys.json``; a stored result is reused only under the same key (never with ``retrain=True``), so
-re-executing a notebook to rebuild its prose or plots costs seconds, and a changed setting recomputes what it
-changed, saying why.
+parameter but ``retrain`` and ``seeds`` (:data:`NOT_IN_KEY`), and the settings declared with
+:meth:`NotebookRun.settings` (``device`` left out) — in the folder's ``cache_keys.json``; a stored result is reused
+only under the same key (never with ``retrain=True``), so re-executing a notebook to rebuild its prose or plots costs
+seconds, and a changed setting recomputes what it changed, saying why.
 """
 from __future__ import annotations
 
@@ -248,12 +248,27 @@ def _without_device(obj: Any) -> Any:
     return obj
 
 
+#: Parameters that never enter a result's key. ``retrain`` changes whether a result is recomputed, not what it is;
+#: ``seeds`` (a chapter's claims seeds) changes which results are read, never what one is: each seed's models and
+#: evaluations are results of their own, in the seed's own folder (:meth:`NotebookRun.sibling`), and the claims that
+#: read them are rebuilt on every execution (:meth:`NotebookRun.record`). So raising a chapter's ``seeds`` trains
+#: the new seeds only, instead of recomputing everything its earlier seeds stored.
+NOT_IN_KEY = ("retrain", "seeds")
+
+
 def result_key(preset: str, parameters: dict[str, Any], settings: Any) -> dict:
-    """The key of a result: the preset, the notebook's parameters (``retrain`` left out: it changes whether a result
-    is recomputed, not what it is) and the settings the notebook declared (entries named ``device`` left out), in the
-    plain form JSON gives back."""
-    parameters = {name: value for name, value in parameters.items() if name != "retrain"}
+    """The key of a result: the preset, the notebook's parameters (those in :data:`NOT_IN_KEY` left out) and the
+    settings the notebook declared (entries named ``device`` left out), in the plain form JSON gives back."""
+    parameters = {name: value for name, value in parameters.items() if name not in NOT_IN_KEY}
     return _plain({"preset": preset, "parameters": parameters, "settings": _without_device(settings)})
+
+
+def comparable_key(key: dict | None) -> dict | None:
+    """A recorded ``key`` as :func:`result_key` makes it today: a manifest written before a parameter joined
+    :data:`NOT_IN_KEY` still names it, and such a result is reused under the key it would have now."""
+    if not key or not isinstance(key.get("parameters"), dict):
+        return key
+    return {**key, "parameters": {n: v for n, v in key["parameters"].items() if n not in NOT_IN_KEY}}
 
 
 def book_key(notebook: str, preset: str, settings: Any, *, path: str | Path | None = None) -> dict:
@@ -467,7 +482,7 @@ class NotebookRun:
         from changed since (``python -m reproducer train`` extended it, or another run replaced it; a checkpoint that
         is gone changes nothing: the results are what is kept of it). ``manifest``: the folder's, if already read."""
         manifest = manifest or read_keys(self.dir)
-        recorded = manifest["keys"].get(manifest["results"].get(file))
+        recorded = comparable_key(manifest["keys"].get(manifest["results"].get(file)))
         if recorded != self.key:
             return "no key recorded" if recorded is None else key_difference(recorded, self.key)
         expected = manifest.get("digests", {}).get(file)

@@ -21,12 +21,13 @@ PARAMETERS = '''preset: str = "default"  # smoke | default | paper
 seed: int = 0  # the seed
 retrain: bool = False  # recompute everything
 length_sample: int = 2000  # sentences sampled
+seeds: int = 3  # the claims' training seeds
 budget: float = 0  # seconds (0 keeps the preset's)
 config: str = ""  # evaluation protocol (empty keeps the preset's)
 halves: bool = True  # normalise the halves
 '''
-DEFAULTS = {"preset": "smoke", "seed": 0, "retrain": False, "length_sample": 2000, "budget": 0.0, "config": "",
-            "halves": True}
+DEFAULTS = {"preset": "smoke", "seed": 0, "retrain": False, "length_sample": 2000, "seeds": 3, "budget": 0.0,
+            "config": "", "halves": True}
 
 
 @pytest.fixture()
@@ -179,6 +180,26 @@ def test_a_changed_default_recomputes_and_says_why(results, nb, capsys):
     (run.dir / KEY_FILE).write_text(json.dumps(manifest))
     run.json("metrics", lambda: {"score": 0.5})
     assert "[recomputed in" in (out := capsys.readouterr().out) and "length_sample 1000 → 2000]" in out
+
+
+def test_the_claims_seeds_never_enter_a_key(results, nb, capsys):
+    """``seeds`` chooses which seeds' results the claims read, never what one is: a changed default (3 → 5) reuses
+    every stored result, including those of a manifest written when ``seeds`` was still in the key."""
+    run, _ = nb()
+    run.json("metrics", lambda: {"score": 0.5})
+    assert "seeds" not in run.key["parameters"] and "length_sample" in run.key["parameters"]
+    manifest = json.loads((run.dir / KEY_FILE).read_text())
+    for key in manifest["keys"].values():
+        key["parameters"]["seeds"] = 5  # as if recorded before seeds left the key, under another value
+    (run.dir / KEY_FILE).write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert run.json("metrics", lambda: 1 / 0) == {"score": 0.5}
+    assert "[reused] results/nb/smoke/metrics.json" in capsys.readouterr().out
+    for key in manifest["keys"].values():
+        key["parameters"]["length_sample"] = 1000  # any other parameter still decides
+    (run.dir / KEY_FILE).write_text(json.dumps(manifest))
+    assert run.json("metrics", lambda: {"score": 0.7}) == {"score": 0.7}
+    assert "length_sample 1000 → 2000]" in capsys.readouterr().out
 
 
 def test_retrain_recomputes_and_records_the_key(results, nb):
