@@ -256,11 +256,15 @@ def _without_device(obj: Any) -> Any:
 NOT_IN_KEY = ("retrain", "seeds")
 
 
+def _keyed(parameters: dict[str, Any]) -> dict[str, Any]:
+    """``parameters`` without those in :data:`NOT_IN_KEY`."""
+    return {name: value for name, value in parameters.items() if name not in NOT_IN_KEY}
+
+
 def result_key(preset: str, parameters: dict[str, Any], settings: Any) -> dict:
     """The key of a result: the preset, the notebook's parameters (those in :data:`NOT_IN_KEY` left out) and the
     settings the notebook declared (entries named ``device`` left out), in the plain form JSON gives back."""
-    parameters = {name: value for name, value in parameters.items() if name not in NOT_IN_KEY}
-    return _plain({"preset": preset, "parameters": parameters, "settings": _without_device(settings)})
+    return _plain({"preset": preset, "parameters": _keyed(parameters), "settings": _without_device(settings)})
 
 
 def comparable_key(key: dict | None) -> dict | None:
@@ -268,7 +272,7 @@ def comparable_key(key: dict | None) -> dict | None:
     :data:`NOT_IN_KEY` still names it, and such a result is reused under the key it would have now."""
     if not key or not isinstance(key.get("parameters"), dict):
         return key
-    return {**key, "parameters": {n: v for n, v in key["parameters"].items() if n not in NOT_IN_KEY}}
+    return {**key, "parameters": _keyed(key["parameters"])}
 
 
 def book_key(notebook: str, preset: str, settings: Any, *, path: str | Path | None = None) -> dict:
