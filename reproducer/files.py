@@ -162,15 +162,86 @@ def stored_json(path: str | Path) -> Path | None:
     return path if path.is_file() else _gz(path) if _gz(path).is_file() else None
 
 
-def read_json(path: str | Path) -> Any:
+def read_json(path: str | Path, *, as_stored: bool = False) -> Any:
     """The JSON value of the result ``path`` (stored plain or compressed: :func:`stored_json`), or ``None`` when there
-    is no such file (a result not computed yet)."""
+    is no such file (a result not computed yet); gold scores it shares with other results (:func:`share_gold`) are put
+    back in place, unless ``as_stored``."""
     found = stored_json(path)
     if found is None:
         return None
     if found.suffix == ".gz":
-        return json.loads(gzip.decompress(found.read_bytes()).decode("utf-8"))
-    return json.loads(found.read_text(encoding="utf-8"))
+        value = json.loads(gzip.decompress(found.read_bytes()).decode("utf-8"))
+    else:
+        value = json.loads(found.read_text(encoding="utf-8"))
+    return value if as_stored else restore_gold(value, found.parent)
+
+
+#: The fields of a test set's per-item outcomes (:mod:`reproducer.evaluate.items`) that are the same for every encoder
+#: scored on it: the gold scores and, for STS, each pair's sub-dataset.
+GOLD_FIELDS = ("gold", "group", "groups")
+#: The folder, beside the results that share them, of the files holding those fields (:func:`share_gold`).
+GOLD_DIR = "gold"
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _walk_items(obj: Any, change) -> Any:
+    """``obj`` with every per-item outcome (a dict under an ``"items"`` key, one per task) replaced by
+    ``change(outcome)``; only dicts are walked (the item lists are not), and ``obj`` itself is not modified."""
+    if not isinstance(obj, dict):
+        return obj
+    out = {}
+    for key, value in obj.items():
+        if key == "items" and isinstance(value, dict):
+            out[key] = {task: change(o) if isinstance(o, dict) else o for task, o in value.items()}
+        else:
+            out[key] = _walk_items(value, change)
+    return out
+
+
+def share_gold(obj: Any, folder: str | Path) -> Any:
+    """``obj`` with the gold fields (:data:`GOLD_FIELDS`) of each per-item outcome moved into a file of
+    ``<folder>/gold/`` named by the SHA-256 of their content, and replaced by that name (``"gold": "<name>"``): every
+    encoder scored on a test set repeats its gold scores, which were a quarter of the results the repository carries
+    (and one device call takes the repository with the GPU pack: 64 MiB). :func:`read_json` puts them back."""
+    folder = Path(folder) / GOLD_DIR
+
+    def change(outcome: dict) -> dict:
+        if not isinstance(outcome.get("gold"), list):
+            return outcome
+        shared = {k: outcome[k] for k in GOLD_FIELDS if k in outcome}
+        text = _canonical(shared)
+        name = hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+        if stored_json(folder / f"{name}.json") is None:
+            write_result(folder / f"{name}.json", text + "\n", compress_above=COMPRESS_ABOVE)
+        return {**{k: v for k, v in outcome.items() if k not in GOLD_FIELDS}, "gold": name}
+
+    return _walk_items(obj, change)
+
+
+def restore_gold(obj: Any, folder: str | Path) -> Any:
+    """The inverse of :func:`share_gold`: ``obj`` with each shared gold name replaced by the fields its file in
+    ``<folder>/gold/`` holds, that file checked against its name (its content's SHA-256)."""
+    folder = Path(folder) / GOLD_DIR
+
+    def change(outcome: dict) -> dict:
+        name = outcome.get("gold")
+        if not isinstance(name, str):
+            return outcome
+        found = stored_json(folder / f"{name}.json")
+        if found is None:
+            raise ReproducerError(f"{folder / name}.json is missing: the gold scores a result in {folder.parent} "
+                                  "shares (git checkout the folder, or compute the result again).")
+        raw = gzip.decompress(found.read_bytes()) if found.suffix == ".gz" else found.read_bytes()
+        shared = json.loads(raw.decode("utf-8"))
+        if hashlib.sha256(_canonical(shared).encode("utf-8")).hexdigest()[:20] != name:
+            raise ReproducerError(f"{found} changed after it was written (its SHA-256 does not match its name): the "
+                                  "gold scores of the results that share it cannot be trusted; compute them again.")
+        return {**{k: v for k, v in outcome.items() if k != "gold"}, **shared}
+
+    return _walk_items(obj, change)
 
 
 def write_json(path: str | Path, obj: Any, *, compress_above: int | None = None) -> Path:

@@ -37,8 +37,8 @@ import pandas as pd
 
 from reproducer.checkpoints import identity
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, sha256_file, stored_json, write_json,
-                              write_result)
+from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, restore_gold, sha256_file, share_gold,
+                              stored_json, write_json, write_result)
 from reproducer.log import log_to, logger
 from reproducer.runtime import seed_everything
 
@@ -374,6 +374,33 @@ def compress_stored(folder: str | Path, files=None, above: int = COMPRESS_ABOVE)
     return moved
 
 
+def share_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
+    """Store each JSON result of ``folder``'s manifest with its per-item gold scores shared (:func:`~reproducer.files.
+    share_gold`), as :meth:`NotebookRun.json` now writes them: the same value once read (checked here), under the key it
+    was stored with and with the checkpoints it was computed from, its new digest recorded, so it is still reused.
+    Returns ``(file, bytes before, bytes after)`` for each result rewritten."""
+    folder, rewritten = Path(folder), []
+    for file in read_keys(folder)["results"]:
+        found = stored_json(folder / file)
+        if found is None or not file.endswith(".json"):
+            continue
+        stored, beside = read_json(folder / file, as_stored=True), (folder / file).parent
+        shared = share_gold(stored, beside)
+        if shared == stored:
+            continue
+        if restore_gold(shared, beside) != restore_gold(stored, beside):
+            raise ReproducerError(f"{found}: its gold scores do not come back the same once shared; left as it is.")
+        size = found.stat().st_size
+        text = json.dumps(shared, indent=1, ensure_ascii=False) + "\n"
+        written = write_result(folder / file, text, compress_above=0 if found.suffix == ".gz" else None)
+        manifest = read_keys(folder)
+        key = manifest["keys"].get(manifest["results"].get(file))
+        if key is not None:
+            record_keys(folder, {file: key}, uses={file: manifest.get("uses", {}).get(file, {})})
+        rewritten.append((found, size, written.stat().st_size))
+    return rewritten
+
+
 def _using(checkpoints) -> None:
     """Note that the result being computed (if any) reads the models of ``checkpoints`` (paths relative to the results
     root), so it is stored with their identities."""
@@ -534,7 +561,8 @@ class NotebookRun:
         in the manifest and for every reader: :func:`~reproducer.files.read_json`). A reused result stored plain above
         ``compress_above`` is stored again compressed, its digest recorded anew: the same value, in the asked form."""
         path = self.path(f"{name}.json")
-        value = self._cached(path, compute, read_json, lambda p, v: write_json(p, v, compress_above=compress_above))
+        value = self._cached(path, compute, read_json,
+                             lambda p, v: write_json(p, share_gold(v, p.parent), compress_above=compress_above))
         compress_stored(self.dir, [path.relative_to(self.dir).as_posix()], compress_above)  # a reused plain result
         return value
 

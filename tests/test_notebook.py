@@ -275,6 +275,66 @@ def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still
     assert compress_stored(folder, above=1000) == []  # nothing left to move
 
 
+def _scored(pred, gold, group=None):
+    items = {"pred": pred, "gold": gold}
+    return items if group is None else {**items, "group": group, "groups": ["a", "b"]}
+
+
+def test_gold_scores_are_stored_once_per_folder_and_read_back_in_place(results):
+    """Every encoder's results repeat a test set's gold scores: ``NotebookRun.json`` keeps them once in ``gold/`` beside
+    the results (named by their SHA-256), ``read_json`` puts them back, and a changed or missing gold file is refused."""
+    from reproducer.files import GOLD_DIR, read_json, restore_gold, share_gold
+
+    gold, group = [0.5 * i for i in range(400)], [i % 2 for i in range(400)]
+    one = {"unsupervised": {"items": {"STS12": _scored([0.1] * 400, gold, group), "MR": {"correct": "0110"}}}}
+    two = {"items": {"STS12": _scored([0.2] * 400, gold, group), "SICK-R": _scored([1.0, 2.0], [3.0, 4.0])}}
+    run, folder = NotebookRun("01_first", "smoke"), results / "01_first" / "smoke"
+    assert run.json("eval_one", lambda: one) == one and run.json("eval_two", lambda: two) == two
+    shared = sorted((folder / GOLD_DIR).iterdir())
+    assert len(shared) == 2  # STS12's gold scores and groups once for both results, SICK-R's once
+    stored = json.loads((folder / "eval_two.json").read_text())
+    assert isinstance(stored["items"]["STS12"]["gold"], str) and "group" not in stored["items"]["STS12"]
+    assert stored["items"]["STS12"]["gold"] == json.loads((folder / "eval_one.json").read_text())[
+        "unsupervised"]["items"]["STS12"]["gold"]
+    assert read_json(folder / "eval_one.json") == one and read_json(folder / "eval_two.json") == two
+    assert run.json("eval_two", lambda: {}) == two  # reused: its digest is that of the shared form
+    assert share_gold({"items": [1, 2]}, folder) == {"items": [1, 2]}  # not per-task outcomes: left alone
+    assert restore_gold(share_gold(two, folder), folder) == two
+
+    big = max(shared, key=lambda p: p.stat().st_size)
+    big.write_text(big.read_text().replace("0.5", "0.75", 1))
+    with pytest.raises(ReproducerError, match="changed after it was written"):
+        read_json(folder / "eval_one.json")
+    big.unlink()
+    with pytest.raises(ReproducerError, match="is missing"):
+        read_json(folder / "eval_one.json")
+
+
+def test_sharing_stored_gold_scores_keeps_values_keys_and_reuse(results):
+    """``share_stored`` (``scripts/share_gold.py``): results stored with their gold scores inline are rewritten with
+    them shared, the same value once read, under their recorded key and with a new digest, so a notebook still reuses
+    them; results without per-item scores are left as they are."""
+    from reproducer.files import write_json
+    from reproducer.notebook import read_keys, record_keys, share_stored
+
+    run, folder, calls = NotebookRun("01_first", "smoke"), results / "01_first" / "smoke", []
+    gold = [0.5 * i for i in range(3000)]
+    old = {"items": {"STS12": _scored([0.1] * 3000, gold)}}
+    run.json("small", lambda: calls.append(1) or {"score": 1.0})
+    write_json(folder / "eval_old.json", old, compress_above=0)  # inline gold scores, as stored before sharing
+    record_keys(folder, {"eval_old.json": run.key})
+    before = read_keys(folder)
+
+    rewritten = share_stored(folder)
+    assert [p.name for p, _, _ in rewritten] == ["eval_old.json.gz"] and rewritten[0][2] < rewritten[0][1] / 2
+    after = read_keys(folder)
+    assert after["results"] == before["results"] and after["keys"] == before["keys"]
+    assert after["digests"]["eval_old.json"] != before["digests"]["eval_old.json"]
+    assert after["digests"]["small.json"] == before["digests"]["small.json"]
+    assert run.json("eval_old", lambda: calls.append(2)) == old and calls == [1]  # reused, the same value
+    assert share_stored(folder) == []  # nothing left to share
+
+
 def test_committed_results_above_the_limit_are_compressed():
     """Every result a committed manifest records is either small or compressed: the results must leave room for the GPU
     pack in the 64 MiB that travel with a device call (tests/test_gpu_plan.py checks the sum)."""

@@ -6,7 +6,8 @@ Each protocol adds ``{"_items": {...}}`` to its scores and the harness moves it 
 correctly (``correct``, a string of ``0``/``1`` in the task's record order: under cross-validation every item is a test
 item once); for a relatedness or similarity task the predicted and gold scores (``pred``, ``gold``) and, for STS, the
 sub-dataset of each pair (``group``; ``groups`` names them). Items are in the same order for every encoder, so two
-encoders' items pair up.
+encoders' items pair up. The gold fields, the same for every encoder, are stored once per results folder
+(:func:`reproducer.files.share_gold`) and read back in place.
 """
 from __future__ import annotations
 
