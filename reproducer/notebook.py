@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import lzma
 import math
 import os
 import re
@@ -38,7 +39,7 @@ import pandas as pd
 from reproducer.checkpoints import identity
 from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, restore_gold, sha256_file, share_gold,
-                              stored_json, write_json, write_result)
+                              stored_json, stored_text, write_json, write_result)
 from reproducer.log import log_to, logger
 from reproducer.runtime import seed_everything
 
@@ -314,7 +315,7 @@ def recorded_key(folder: str | Path, file: str) -> dict | None:
 
 
 def stored_digest(folder: str | Path, file: str) -> str | None:
-    """SHA-256 of the stored form of result ``file`` (``X.json`` may be stored as ``X.json.gz``); ``None`` if absent."""
+    """SHA-256 of the stored form of result ``file`` (``X.json`` may be stored as ``X.json.xz``); ``None`` if absent."""
     found = stored_json(Path(folder) / file)
     return sha256_file(found) if found else None
 
@@ -352,21 +353,24 @@ def record_digests(folder: str | Path) -> int:
 
 def compress_stored(folder: str | Path, files=None, above: int = COMPRESS_ABOVE) -> list[tuple[Path, int, int]]:
     """Store each result of ``folder``'s manifest (or only ``files``, relative to it) that is a plain JSON or CSV text
-    longer than ``above`` characters gzip-compressed instead (``X.json`` -> ``X.json.gz``, ``X.csv`` -> ``X.csv.gz``,
-    by :func:`~reproducer.files.write_result`): the same bytes once decompressed, under the key it was stored with and
-    with the checkpoints it was computed from, its new digest recorded, so it is still reused. The manifest is read only
-    when a result moves (a reused result calls this on every read). Returns ``(plain path, bytes before, bytes after)``
-    for each result moved."""
+    longer than ``above`` characters, or one stored gzip-compressed before, xz-compressed instead (``X.json`` ->
+    ``X.json.xz``, ``X.csv.gz`` -> ``X.csv.xz``, by :func:`~reproducer.files.write_result`): the same text once
+    decompressed, under the key it was stored with and with the checkpoints it was computed from, its new digest
+    recorded, so it is still reused. The manifest is read only when a result moves (a reused result calls this on every
+    read). Returns ``(file as it was stored, bytes before, bytes after)`` for each result moved."""
     folder, moved = Path(folder), []
     for file in read_keys(folder)["results"] if files is None else files:
         path = folder / file
-        if path.suffix not in (".json", ".csv") or not path.is_file() or path.stat().st_size <= above:
+        found = stored_json(path)
+        if path.suffix not in (".json", ".csv") or found is None or found.suffix == ".xz":
             continue
-        size = path.stat().st_size
-        written = write_result(path, path.read_text(encoding="utf-8"), compress_above=above)
-        if written == path:  # no more characters than ``above`` (UTF-8 bytes outnumber them): stays plain
+        if found == path and path.stat().st_size <= above:
             continue
-        moved.append((path, size, written.stat().st_size))
+        size = found.stat().st_size
+        written = write_result(path, stored_text(found), compress_above=above if found == path else 0)
+        if written == found:  # no more characters than ``above`` (UTF-8 bytes outnumber them): stays plain
+            continue
+        moved.append((found, size, written.stat().st_size))
         manifest = read_keys(folder)
         key = manifest["keys"].get(manifest["results"].get(file))
         if key is not None:
@@ -392,7 +396,7 @@ def share_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
             raise ReproducerError(f"{found}: its gold scores do not come back the same once shared; left as it is.")
         size = found.stat().st_size
         text = json.dumps(shared, indent=1, ensure_ascii=False) + "\n"
-        written = write_result(folder / file, text, compress_above=0 if found.suffix == ".gz" else None)
+        written = write_result(folder / file, text, compress_above=0 if found != folder / file else None)
         manifest = read_keys(folder)
         key = manifest["keys"].get(manifest["results"].get(file))
         if key is not None:
@@ -539,7 +543,7 @@ class NotebookRun:
                     logger.info(f"[reused] {shown}")
                     _using(manifest.get("uses", {}).get(file, {}))  # a result computed from it uses them too
                     return value
-                except (ValueError, OSError, EOFError) as e:  # truncated JSON, CSV or gzip: computed again
+                except (ValueError, OSError, EOFError, lzma.LZMAError) as e:  # truncated JSON, CSV, xz or gzip: again
                     why = f"the stored file is damaged ({type(e).__name__})"
         t0 = time.perf_counter()
         _USING.append(set())
@@ -557,7 +561,7 @@ class NotebookRun:
     def json(self, name: str, compute: Callable[[], Any], *, compress_above: int = COMPRESS_ABOVE) -> Any:
         """``<run.dir>/<name>.json``: loaded if stored under this run's key (unless ``retrain``), else computed. A
         result above ``compress_above`` characters (:data:`~reproducer.files.COMPRESS_ABOVE`; 0: every result, e.g.
-        one carrying bootstrap replicates, which gzip makes about 4× smaller) is stored as ``<name>.json.gz`` (same name
+        one carrying bootstrap replicates, which xz makes about 5× smaller) is stored as ``<name>.json.xz`` (same name
         in the manifest and for every reader: :func:`~reproducer.files.read_json`). A reused result stored plain above
         ``compress_above`` is stored again compressed, its digest recorded anew: the same value, in the asked form."""
         path = self.path(f"{name}.json")
@@ -568,7 +572,7 @@ class NotebookRun:
 
     def frame(self, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
         """The same for a table, stored as ``<name>.csv`` (the index is not stored: keep keys in columns); one above
-        :data:`~reproducer.files.COMPRESS_ABOVE` characters as ``<name>.csv.gz``, read under its plain name as a JSON
+        :data:`~reproducer.files.COMPRESS_ABOVE` characters as ``<name>.csv.xz``, read under its plain name as a JSON
         result is (:func:`~reproducer.files.stored_json`)."""
 
         def save(path: Path, df: pd.DataFrame) -> None:

@@ -729,7 +729,7 @@ def test_table5_evidence_gathers_each_supervised_run_with_its_replicates_from_th
     assert set(scores) == {(n, pc.supervised_key(c)) for n in pt.SUPERVISED for c in pt.TASKS.values()}
     assert scores["PP", "Table 5 SICK-R"] == (80.0, [79.0, 81.0]) and scores["DAN", "Table 5 SST2"][0] == 72.0
     assert {c[3] for c in t.calls if c[0] == "supervised"} == {2}  # supervised_epochs
-    assert t.run.path("table5/PP__sentiment.json.gz").is_file()  # with its replicates: compressed
+    assert t.run.path("table5/PP__sentiment.json.xz").is_file()  # with its replicates: compressed
     assert set(scores) <= set(t.replicated_scores())  # in the claims' evidence beside Tables 3 and 7
     # the suites the claims on Table 2, Figure 1 and section 6 resample, Figure 1's each with its points' suites
     suites = t.claim_suites(DATASETS)

@@ -196,9 +196,9 @@ def test_a_model_with_cached_results_and_no_checkpoint_is_not_silently_retrained
 
 
 def test_large_results_are_stored_compressed_under_their_plain_name(results):
-    """A result above COMPRESS_ABOVE characters is written as ``<name>.json.gz`` (byte-for-byte reproducible), reused
+    """A result above COMPRESS_ABOVE characters is written as ``<name>.json.xz`` (byte-for-byte reproducible), reused
     from the cache under its plain name, read by a later chapter, and replaced by the plain file when it shrinks."""
-    import gzip
+    import lzma
 
     from reproducer.files import COMPRESS_ABOVE, read_json, stored_json
 
@@ -206,35 +206,35 @@ def test_large_results_are_stored_compressed_under_their_plain_name(results):
     run, calls = NotebookRun("01_first", "smoke"), []
     assert run.json("eval_big", lambda: calls.append(1) or big) == big
     folder = results / "01_first" / "smoke"
-    assert (folder / "eval_big.json.gz").is_file() and not (folder / "eval_big.json").exists()
-    first = (folder / "eval_big.json.gz").read_bytes()
-    assert gzip.decompress(first).startswith(b"{\n \"items\"")
+    assert (folder / "eval_big.json.xz").is_file() and not (folder / "eval_big.json").exists()
+    first = (folder / "eval_big.json.xz").read_bytes()
+    assert lzma.decompress(first).startswith(b"{\n \"items\"")
     assert run.json("eval_big", lambda: calls.append(1) or big) == big and calls == [1]  # reused, not recomputed
-    assert run.reusable("eval_big.json") and stored_json(folder / "eval_big.json") == folder / "eval_big.json.gz"
+    assert run.reusable("eval_big.json") and stored_json(folder / "eval_big.json") == folder / "eval_big.json.xz"
     assert NotebookRun("02_next", "smoke").earlier("01_first", "eval_big") == big
     assert read_json(folder / "eval_big.json") == big
     NotebookRun("01_first", "smoke", retrain=True).json("eval_big", lambda: big)
-    assert (folder / "eval_big.json.gz").read_bytes() == first  # no time stamp: the same bytes again
+    assert (folder / "eval_big.json.xz").read_bytes() == first  # no time stamp: the same bytes again
     NotebookRun("01_first", "smoke", retrain=True).json("eval_big", lambda: {"items": []})
-    assert (folder / "eval_big.json").is_file() and not (folder / "eval_big.json.gz").exists()
+    assert (folder / "eval_big.json").is_file() and not (folder / "eval_big.json.xz").exists()
 
 
 def test_a_result_asked_compressed_is_stored_so_and_a_plain_one_is_compressed_on_reuse(results):
     """``compress_above=0`` (results carrying bootstrap replicates) stores every result compressed; one stored plain
     before is reused, stored again compressed with its digest recorded anew, and reused from then on."""
-    import gzip
     import json
+    import lzma
 
     from reproducer.files import stored_json
 
     value, calls = {"replicates": [80.1, 79.9, 80.3]}, []
     run, folder = NotebookRun("01_first", "smoke"), results / "01_first" / "smoke"
     assert run.json("small", lambda: calls.append(1) or value, compress_above=0) == value
-    assert stored_json(folder / "small.json") == folder / "small.json.gz"
+    assert stored_json(folder / "small.json") == folder / "small.json.xz"
     run.json("old", lambda: calls.append(2) or value)  # stored plain, as before
     assert (folder / "old.json").is_file() and calls == [1, 2]
     assert run.json("old", lambda: calls.append(3) or value, compress_above=0) == value and calls == [1, 2]
-    assert not (folder / "old.json").exists() and json.loads(gzip.decompress((folder / "old.json.gz").read_bytes()))
+    assert not (folder / "old.json").exists() and json.loads(lzma.decompress((folder / "old.json.xz").read_bytes()))
     assert run.reusable("old.json")  # its new digest is the recorded one
     assert NotebookRun("01_first", "smoke").json("old", lambda: calls.append(4), compress_above=0) == value
     assert calls == [1, 2]
@@ -244,7 +244,7 @@ def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still
     """``compress_stored`` (``scripts/compress_results.py``): a plain result above the limit is stored compressed, the
     same bytes once decompressed, under its recorded key, with the checkpoints it was computed from and its new digest,
     so a notebook still reuses it; small results, the manifest and undeclared files stay as they are."""
-    import gzip
+    import lzma
 
     from reproducer.notebook import KEY_FILE, compress_stored, read_keys
 
@@ -264,15 +264,24 @@ def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still
 
     moved = compress_stored(folder, above=1000)
     assert [(p.name, before) for p, before, _ in moved[:1]] == [("big.json", len(plain))] and moved[0][2] < len(plain) / 3
-    assert [p.name for p, _, _ in moved[1:]] == ["table.csv"] and (folder / "table.csv.gz").is_file()
+    assert [p.name for p, _, _ in moved[1:]] == ["table.csv"] and (folder / "table.csv.xz").is_file()
     assert run.frame("table", lambda: calls.append(4)).equals(table)  # reused, read from its compressed form
-    assert gzip.decompress((folder / "big.json.gz").read_bytes()) == plain and not (folder / "big.json").exists()
+    assert lzma.decompress((folder / "big.json.xz").read_bytes()) == plain and not (folder / "big.json").exists()
     after = read_keys(folder)
     assert after["results"] == manifest["results"] and after["keys"] == manifest["keys"]
     assert after["uses"] == manifest["uses"] and after["digests"]["big.json"] != manifest["digests"]["big.json"]
     assert (folder / "small.json").is_file() and (folder / "notes.json").is_file() and (folder / KEY_FILE).is_file()
     assert run.json("big", lambda: calls.append(3)) == big and calls == [1, 2]  # reused: its digest is the new one
     assert compress_stored(folder, above=1000) == []  # nothing left to move
+
+    import gzip  # a result stored gzip-compressed, as before xz: still read and reused, then moved to xz
+
+    (folder / "old.json.gz").write_bytes(gzip.compress(json.dumps(big).encode(), mtime=0))
+    record_keys(folder, {"old.json": run.key})
+    assert run.reusable("old.json") and json.loads(gzip.decompress((folder / "old.json.gz").read_bytes())) == big
+    assert [p.name for p, _, _ in compress_stored(folder)] == ["old.json.gz"]
+    assert (folder / "old.json.xz").is_file() and not (folder / "old.json.gz").exists()
+    assert run.json("old", lambda: calls.append(5)) == big and calls == [1, 2]  # reused from its xz form
 
 
 def _scored(pred, gold, group=None):
@@ -281,8 +290,9 @@ def _scored(pred, gold, group=None):
 
 
 def test_gold_scores_are_stored_once_per_folder_and_read_back_in_place(results):
-    """Every encoder's results repeat a test set's gold scores: ``NotebookRun.json`` keeps them once in ``gold/`` beside
-    the results (named by their SHA-256), ``read_json`` puts them back, and a changed or missing gold file is refused."""
+    """Every encoder's results repeat a test set's gold scores: ``NotebookRun.json`` keeps them once in ``gold/``
+    beside the results (named by their SHA-256), ``read_json`` puts them back; a changed or missing gold file is
+    refused."""
     from reproducer.files import GOLD_DIR, read_json, restore_gold, share_gold
 
     gold, group = [0.5 * i for i in range(400)], [i % 2 for i in range(400)]
@@ -326,7 +336,7 @@ def test_sharing_stored_gold_scores_keeps_values_keys_and_reuse(results):
     before = read_keys(folder)
 
     rewritten = share_stored(folder)
-    assert [p.name for p, _, _ in rewritten] == ["eval_old.json.gz"] and rewritten[0][2] < rewritten[0][1] / 2
+    assert [p.name for p, _, _ in rewritten] == ["eval_old.json.xz"] and rewritten[0][2] < rewritten[0][1] / 2
     after = read_keys(folder)
     assert after["results"] == before["results"] and after["keys"] == before["keys"]
     assert after["digests"]["eval_old.json"] != before["digests"]["eval_old.json"]
@@ -346,3 +356,25 @@ def test_committed_results_above_the_limit_are_compressed():
              if (path := manifest.parent / file).is_file() and path.suffix in (".json", ".csv")
              and len(path.read_text(encoding="utf-8")) > COMPRESS_ABOVE]
     assert not large, f"store these compressed (python scripts/compress_results.py): {large[:5]}"
+
+def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
+    """Every result a committed manifest records keeps its per-item gold scores shared (``scripts/share_gold.py``) and,
+    if compressed, xz-compressed (``scripts/compress_results.py``): each test set's gold scores once per folder, and a
+    sixth less than gzip, the room the GPU pack needs beside the repository in one device call."""
+    from reproducer.files import _walk_items, read_json, stored_json
+    from reproducer.notebook import KEY_FILE, read_keys
+
+    root = Path(__file__).resolve().parents[1] / "results"
+    inline, gzipped = [], []
+    for manifest in root.rglob(KEY_FILE):
+        for file in read_keys(manifest.parent)["results"]:
+            found = stored_json(manifest.parent / file)
+            if found is None:
+                continue
+            gzipped += [found] if found.suffix == ".gz" else []
+            if file.endswith(".json"):
+                outcomes = []
+                _walk_items(read_json(manifest.parent / file, as_stored=True), lambda o: outcomes.append(o) or o)
+                inline += [found] if any(isinstance(o.get("gold"), list) for o in outcomes) else []
+    assert not gzipped, f"store these as xz (python scripts/compress_results.py): {gzipped[:5]}"
+    assert not inline, f"share their gold scores (python scripts/share_gold.py): {inline[:5]}"
