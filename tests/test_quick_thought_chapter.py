@@ -656,18 +656,35 @@ def test_section_4_4_1_claims_compare_with_chapter_01s_skip_thoughts():
     assert better.value.tolist() == pytest.approx([-10.0, 10.0])  # MC-QT 80 − combine-skip 70
 
 
-def test_single_run_claims_judge_bow_qt_and_the_smallest_mc_qt_on_the_items_alone():
-    from reproducer.papers.quick_thoughts.claims import single_run_claims
+def test_bow_and_size_claims_judge_bow_qt_and_the_smallest_mc_qt_over_the_seeds():
+    from reproducer.papers.quick_thoughts.claims import bow_and_size_claims
     from reproducer.report.claims import check
 
-    ev = _with_chapter_01(_evidence())
-    ev.results["BoW-QT"] = ev.results["combine-QT"]  # STS14 well above the ST-like GloVe row below
-    ev.results["glove-bow"] = _accuracy_results("glove-bow", 0, 200, like=ev.results["ST"])
-    ev.results["MC-QT 400d"] = _accuracy_results("MC-QT 400d", 0, 320)
-    table = check(single_run_claims(["MR", "CR"], "MC-QT 400d"), ev)
+    def seed(correct):
+        ev = _with_chapter_01(_evidence())
+        ev.results["BoW-QT"] = ev.results["combine-QT"]  # STS14 well above the ST-like GloVe row below
+        ev.results["glove-bow"] = _accuracy_results("glove-bow", 0, 200, like=ev.results["ST"])
+        ev.results["MC-QT 400d"] = _accuracy_results("MC-QT 400d", 0, correct)
+        return ev
+
+    claims = bow_and_size_claims(["MR", "CR"], "MC-QT 400d")
+    table = check(claims, seed(320))
     assert table.outcome.tolist() == ["reproduced", "reproduced"]
     assert table.value.iloc[1] == pytest.approx(80 - 70) and table["paper's effect"].tolist() == ["+0.00", "+0.82"]
     assert (table.noise == "test items (bootstrap)").all()
+    seeds = [seed(c) for c in (320, 300, 280)]  # the smaller MC-QT at 80%, 75%, 70%: +10, +5, 0 over combine-skip
+    seeded = check(claims, seeds[0], seeds, budget="default")
+    assert seeded.value.iloc[1] == pytest.approx(5.0) and seeded.outcome.iloc[1] == "inconclusive"
+    assert seeded.noise.str.contains("3 training seeds at `default`").all()
+
+
+def test_every_seed_trains_bow_qt_and_the_smallest_mc_qt(monkeypatch):
+    from reproducer.papers.quick_thoughts.chapter import SEED_MODELS
+
+    models, _ = _models(monkeypatch, _FakeRun(), scale="default")
+    smallest = min(models.sizes, key=lambda n: models.sizes[n]["bi_hidden"])
+    assert models.smallest == smallest and models.seed_units == (*SEED_MODELS, smallest)
+    assert "BoW-QT" in SEED_MODELS
 
 
 def _answers(mc: str, skip: str, categories: list[str]) -> dict:

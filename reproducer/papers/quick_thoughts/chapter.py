@@ -169,11 +169,11 @@ UNI_QT_F = "uni-QT f"
 #: The models whose neighbours (Table 5, the explorer) and analogy answers (Tables 6-7) the chapter shows.
 NEIGHBOUR_MODELS = ("uni-QT", "ST", "MC-QT", "glove-bow")
 ANALOGY_MODELS = ("uni-QT", "MC-QT", "ST", "glove-bow")
-#: The models trained with several seeds (the claims' training noise): every model a claim compares.
-SEED_MODELS = ("uni-QT", "ST", "bi-QT", "MC-QT")
-
 #: The models of :class:`QuickThoughtModels` that train (``combine-QT`` and ``glove-bow`` are built from others).
 FAMILY = ("uni-QT", "ST", "bi-QT", "MC-QT", "BoW-QT")
+#: The models trained with several seeds (the claims' training noise): every model a claim compares, so the whole
+#: family (with Table 9's smallest MC-QT: :meth:`QuickThoughtModels.seed_units`).
+SEED_MODELS = FAMILY
 
 
 class QuickThoughtModels(ChapterModels):
@@ -207,6 +207,17 @@ class QuickThoughtModels(ChapterModels):
         shares = BUDGET_SHARES.get(settings.name, BUDGET_SHARES["quick"])
         self.overrides = {**{name: {"max_seconds": settings.max_seconds and settings.max_seconds * share}
                              for name, share in shares.items()}, **self.sizes}
+
+    @property
+    def smallest(self) -> str:
+        """The smallest MC-QT of our Table 9 (a claim compares it with chapter 01's combine-skip)."""
+        return next(iter(self.sizes))
+
+    @property
+    def seed_units(self) -> tuple[str, ...]:
+        """The models every training seed trains for the claims, in order: :data:`SEED_MODELS`, then :attr:`smallest`
+        (as many steps as that seed's MC-QT)."""
+        return (*SEED_MODELS, self.smallest)
 
     def sibling(self, run, settings, seed: int) -> "QuickThoughtModels":
         return QuickThoughtModels(run, settings, self.curve_tasks, tasks=self.tasks, seed=seed, progress=self.progress,
