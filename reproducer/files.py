@@ -199,6 +199,11 @@ def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _gold_name(text: str) -> str:
+    """The name of a gold file: the SHA-256 of its canonical text (:func:`_canonical`), cut to 20 hex digits."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
 def _walk_items(obj: Any, change) -> Any:
     """``obj`` with every per-item outcome (a dict under an ``"items"`` key, one per task) replaced by
     ``change(outcome)``; only dicts are walked (the item lists are not), and ``obj`` itself is not modified."""
@@ -225,7 +230,7 @@ def share_gold(obj: Any, folder: str | Path) -> Any:
             return outcome
         shared = {k: outcome[k] for k in GOLD_FIELDS if k in outcome}
         text = _canonical(shared)
-        name = hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+        name = _gold_name(text)
         if stored_json(folder / f"{name}.json") is None:
             write_result(folder / f"{name}.json", text + "\n", compress_above=COMPRESS_ABOVE)
         return {**{k: v for k, v in outcome.items() if k not in GOLD_FIELDS}, "gold": name}
@@ -247,7 +252,7 @@ def restore_gold(obj: Any, folder: str | Path) -> Any:
             raise ReproducerError(f"{folder / name}.json is missing: the gold scores a result in {folder.parent} "
                                   "shares (git checkout the folder, or compute the result again).")
         shared = json.loads(stored_text(found))
-        if hashlib.sha256(_canonical(shared).encode("utf-8")).hexdigest()[:20] != name:
+        if _gold_name(_canonical(shared)) != name:
             raise ReproducerError(f"{found} changed after it was written (its SHA-256 does not match its name): the "
                                   "gold scores of the results that share it cannot be trusted; compute them again.")
         return {**{k: v for k, v in outcome.items() if k != "gold"}, **shared}

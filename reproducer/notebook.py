@@ -371,11 +371,17 @@ def compress_stored(folder: str | Path, files=None, above: int = COMPRESS_ABOVE)
         if written == found:  # no more characters than ``above`` (UTF-8 bytes outnumber them): stays plain
             continue
         moved.append((found, size, written.stat().st_size))
-        manifest = read_keys(folder)
-        key = manifest["keys"].get(manifest["results"].get(file))
-        if key is not None:
-            record_keys(folder, {file: key}, uses={file: manifest.get("uses", {}).get(file, {})})
+        _record_again(folder, file)
     return moved
+
+
+def _record_again(folder: Path, file: str) -> None:
+    """Record the new digest of result ``file``, stored again in another form, under the key it was stored with and
+    with the checkpoints it was computed from (nothing when no key was recorded for it)."""
+    manifest = read_keys(folder)
+    key = manifest["keys"].get(manifest["results"].get(file))
+    if key is not None:
+        record_keys(folder, {file: key}, uses={file: manifest.get("uses", {}).get(file, {})})
 
 
 def share_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
@@ -395,12 +401,8 @@ def share_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
         if restore_gold(shared, beside) != restore_gold(stored, beside):
             raise ReproducerError(f"{found}: its gold scores do not come back the same once shared; left as it is.")
         size = found.stat().st_size
-        text = json.dumps(shared, indent=1, ensure_ascii=False) + "\n"
-        written = write_result(folder / file, text, compress_above=0 if found != folder / file else None)
-        manifest = read_keys(folder)
-        key = manifest["keys"].get(manifest["results"].get(file))
-        if key is not None:
-            record_keys(folder, {file: key}, uses={file: manifest.get("uses", {}).get(file, {})})
+        written = write_json(folder / file, shared, compress_above=0 if found != folder / file else None)
+        _record_again(folder, file)
         rewritten.append((found, size, written.stat().st_size))
     return rewritten
 
