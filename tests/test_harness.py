@@ -162,3 +162,44 @@ def test_the_smoke_config_scores_a_fixed_sample_of_each_split():
     assert glove.sentences["MR"] == 400 and glove.config == "smoke"
     assert list(glove.items["MR"]) == list(sif.items["MR"])  # paired: the same items for both encoders
     assert 55 < glove.main_scores()["MR"] <= 100 and 0 < glove.main_scores()["SICK-R"] <= 1.0  # above chance
+
+
+def test_per_task_units_resume_and_merge_to_the_whole_evaluation():
+    """evaluate_per_task stores each task as a unit, builds the encoder only for a missing task, and merges the
+    units into what evaluate gives on all the tasks at once."""
+    from reproducer.evaluate import evaluate_per_task
+
+    tasks = [sentiment_task(), similarity_task()]
+    stored, built = {}, []
+
+    def build():
+        built.append(KeywordEncoder())
+        return built[-1]
+
+    def store(task, compute):
+        if task not in stored:
+            stored[task] = json.loads(json.dumps(compute()))
+        return stored[task]
+
+    whole = evaluate(KeywordEncoder(), tasks, FAST, progress=False)
+    merged = evaluate_per_task(build, tasks, FAST, store)
+    assert len(built) == 1 and set(stored) == {"mock-sentiment", "mock-sts"}
+    assert merged.scores == whole.scores and merged.sentences == whole.sentences and merged.dim == whole.dim
+    assert set(merged.encode_seconds) == set(whole.encode_seconds)
+    del stored["mock-sts"]  # an evaluation interrupted after its first task: only the second is computed again
+    again = evaluate_per_task(build, tasks, FAST, store)
+    assert len(built) == 2 and again.scores == whole.scores
+    assert evaluate_per_task(build, tasks, FAST, store).scores == whole.scores and len(built) == 2  # all stored
+    without = evaluate_per_task(build, tasks, FAST, lambda task, compute: compute(), items=False)
+    assert without.items == {} and without.scores == whole.scores
+
+
+def test_merging_refuses_other_encoders_and_a_task_twice():
+    one = evaluate(KeywordEncoder(), [similarity_task()], FAST, progress=False)
+    other = Results.from_json({**one.to_json(), "encoder": "another"})
+    with pytest.raises(ReproducerError, match="Cannot merge"):
+        Results.merged([one, other])
+    with pytest.raises(ReproducerError, match="given twice"):
+        Results.merged([one, one])
+    with pytest.raises(ReproducerError, match="Nothing to merge"):
+        Results.merged([])

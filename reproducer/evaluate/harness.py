@@ -11,7 +11,7 @@ import dataclasses
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -130,6 +130,47 @@ class Results:
         return cls(d["encoder"], d["config"], d["results"], d.get("seconds", {}), d.get("encode_seconds", {}),
                    d.get("sentences", {}), d.get("items", {}), d.get("dim"))
 
+    @classmethod
+    def merged(cls, parts: Iterable["Results"]) -> "Results":
+        """One encoder's results on several tasks from parts that each hold some of them (e.g. evaluated and cached
+        one task at a time: :func:`evaluate_per_task`); a clear error when the parts are of different encoders or
+        configurations, or share a task."""
+        parts = list(parts)
+        if not parts:
+            raise ReproducerError("Nothing to merge: no results given.")
+        first = parts[0]
+        merged = cls(first.encoder, first.config, dim=first.dim)
+        for part in parts:
+            if (part.encoder, part.config) != (first.encoder, first.config):
+                raise ReproducerError(f"Cannot merge results of {part.encoder} ({part.config}) into those of "
+                                      f"{first.encoder} ({first.config}).")
+            if twice := set(part.scores) & set(merged.scores):
+                raise ReproducerError(f"{first.encoder}: task(s) {', '.join(sorted(twice))} given twice.")
+            for mine, theirs in [(merged.scores, part.scores), (merged.seconds, part.seconds),
+                                 (merged.encode_seconds, part.encode_seconds), (merged.sentences, part.sentences),
+                                 (merged.items, part.items)]:
+                mine.update(theirs)
+            merged.dim = merged.dim if merged.dim is not None else part.dim
+        return merged
+
+
+
+def evaluate_per_task(build: Callable[[], Encoder], tasks: str | Iterable[str | Task], config: str | EvalConfig,
+                      store: Callable[[str, Callable[[], dict]], dict], *, items: bool = True) -> Results:
+    """:func:`evaluate` with each task a unit: ``store(task, compute)`` returns the stored JSON of the encoder's results
+    on that task, or computes and stores it (a notebook's ``lambda task, f: run.json(f"{name}_{task}", f)``), so an
+    interrupted evaluation resumes at its first unstored task. The encoder is built (``build()``) only when a task is
+    missing, once. ``items=False`` stores no per-item outcomes (a table that no claim reads: a sixth of the size)."""
+    encoder = None
+
+    def compute(task: Task) -> dict:
+        nonlocal encoder
+        encoder = encoder if encoder is not None else build()
+        done = evaluate(encoder, [task], config, progress=False).to_json()
+        return done if items else {**done, "items": {}}
+
+    return Results.merged(Results.from_json(store(task.name, lambda: compute(task)))
+                          for task in resolve_tasks(tasks if isinstance(tasks, str) else list(tasks)))
 
 def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config: str | EvalConfig = "paper",
              *, progress: bool = True) -> Results:
