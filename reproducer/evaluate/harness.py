@@ -154,7 +154,6 @@ class Results:
         return merged
 
 
-
 def evaluate_per_task(build: Callable[[], Encoder], tasks: str | Iterable[str | Task], config: str | EvalConfig,
                       store: Callable[[str, Callable[[], dict]], dict], *, items: bool = True) -> Results:
     """:func:`evaluate` with each task a unit: ``store(task, compute)`` returns the stored JSON of the encoder's results
@@ -171,6 +170,7 @@ def evaluate_per_task(build: Callable[[], Encoder], tasks: str | Iterable[str | 
 
     return Results.merged(Results.from_json(store(task.name, lambda: compute(task)))
                           for task in resolve_tasks(tasks if isinstance(tasks, str) else list(tasks)))
+
 
 def evaluate(encoder: Encoder, tasks: str | Iterable[str | Task] = "all", config: str | EvalConfig = "paper",
              *, progress: bool = True) -> Results:
