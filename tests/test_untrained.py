@@ -117,3 +117,18 @@ def test_named_untrained_baselines_read_their_kind_vectors_and_width_from_the_na
         baselines.load_baseline("glove-bow", seed=1)
     names = {m.name for m in models.models(family="baseline")}
     assert {f"{k}-{v}-{d}" for k in ("borep", "lstm", "esn") for v in ("word2vec", "glove") for d in (1200, 4096)} <= names
+
+
+def test_a_scaled_encoder_keeps_each_direction_and_rejects_a_bad_factor(vectors):
+    """ScaledEncoder (the SICK-R probe's scale diagnostic): factor × the encoder's vectors, same cosines."""
+    from reproducer.encoders.base import ScaledEncoder
+    from reproducer.evaluate.protocols import cosine
+
+    encoder = untrained_encoder("esn", vectors, dim=8, seed=0, device="cpu")
+    plain, scaled = encoder.encode(SENTENCES), ScaledEncoder(encoder, 0.1).encode(SENTENCES)
+    assert np.allclose(scaled, 0.1 * plain, rtol=1e-6) and not np.allclose(scaled, plain)
+    assert np.allclose(cosine(scaled, scaled[::-1]), cosine(plain, plain[::-1]), atol=1e-6)
+    assert ScaledEncoder(encoder, 0.1).name == f"{encoder.name}*0.1"
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ReproducerError, match="positive finite"):
+            ScaledEncoder(encoder, bad)
