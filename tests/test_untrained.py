@@ -116,7 +116,8 @@ def test_named_untrained_baselines_read_their_kind_vectors_and_width_from_the_na
     with pytest.raises(ReproducerError, match="draws nothing at random"):
         baselines.load_baseline("glove-bow", seed=1)
     names = {m.name for m in models.models(family="baseline")}
-    assert {f"{k}-{v}-{d}" for k in ("borep", "lstm", "esn") for v in ("word2vec", "glove") for d in (1200, 4096)} <= names
+    expected = {f"{k}-{v}-{d}" for k in ("borep", "lstm", "esn") for v in ("word2vec", "glove") for d in (1200, 4096)}
+    assert expected <= names
 
 
 def test_a_scaled_encoder_keeps_each_direction_and_rejects_a_bad_factor(vectors):
