@@ -1,0 +1,95 @@
+"""Digests of every family's models trained at ``smoke``: what ``tests/test_training_digests.py`` compares with the
+digests recorded in ``tests/data/training_digests.json`` (written by this file run as a script, before a refactor of
+the training route), so that a refactor that changes one random stream, one initial weight or one training step is
+caught.
+
+Per (family, variant, seed): the SHA-256 of the module's weights at initialisation (the untrained twin: exact on every
+machine, since PyTorch's CPU generator draws the same numbers everywhere), of its weights after the smoke budget, of
+its loss records, and the loss records themselves (compared closely where the machine's CPU kernels differ from the
+recording machine's: another SIMD width sums in another order).
+
+    python tests/helpers/training_digests.py            # record (before a change)
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+RECORD = Path(__file__).resolve().parents[1] / "data" / "training_digests.json"
+SEEDS = (0, 1)
+SENTENCES = ["the cat sat on the mat .", "a dog ran into the house", "mat"]
+
+
+def machine() -> dict:
+    """What decides whether trained weights can be bit-identical to the recorded ones: PyTorch's version, the CPU
+    kernels it dispatches to and its thread count."""
+    return {"torch": torch.__version__.split("+")[0], "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "threads": torch.get_num_threads(), "machine": platform.machine()}
+
+
+def weights_digest(module: torch.nn.Module) -> str:
+    digest = hashlib.sha256()
+    for name, tensor in sorted(module.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(f"{tensor.dtype}{tuple(tensor.shape)}".encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def families() -> list:
+    from reproducer.models import FAMILIES
+
+    return list(FAMILIES.values())
+
+
+def _fit(fam, variant, settings, data, seed):
+    """One smoke run of ``variant`` through the family's training route (the one call a refactor may rename)."""
+    return fam.fit(variant, settings, data, seed=seed, device="cpu", progress=False, **fam.fit_options)
+
+
+def _untrained(fam, variant, settings, data, seed):
+    return fam.untrained(variant, settings, data, seed=seed, device="cpu")
+
+
+def _preset(fam):
+    from reproducer.presets import preset
+
+    return preset(fam.name, "smoke")
+
+
+def digests(only: set[str] | None = None) -> dict:
+    """``{"family/variant/seed": {...}}`` for every family (or those in ``only``) and variant at ``smoke``."""
+    torch.set_num_threads(torch.get_num_threads())
+    found = {}
+    for fam in families():
+        if only and fam.name not in only:
+            continue
+        settings = _preset(fam)
+        for variant in fam.variants:
+            data = fam.training_data(variant, settings)
+            for seed in SEEDS:
+                twin = _untrained(fam, variant, settings, data, seed)
+                fitted = _fit(fam, variant, settings, data, seed)
+                losses = [[r["step"], r["loss"]] for r in fitted.log.losses]
+                vectors = np.asarray(fitted.encoder.encode(SENTENCES), dtype=np.float32)
+                found[f"{fam.name}/{variant}/{seed}"] = {
+                    "initial": weights_digest(twin.module), "trained": weights_digest(fitted.module),
+                    "steps": fitted.log.step, "examples": fitted.log.examples, "losses": losses,
+                    "encoded": hashlib.sha256(vectors.tobytes()).hexdigest(),
+                    "encoded_sum": float(np.abs(vectors).sum())}
+    return found
+
+
+if __name__ == "__main__":
+    import time
+
+    t0 = time.perf_counter()
+    record = {"machine": machine(), "digests": digests(set(sys.argv[1:]) or None)}
+    RECORD.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"{len(record['digests'])} runs recorded in {time.perf_counter() - t0:.0f} s -> {RECORD}")
