@@ -57,46 +57,76 @@ def _one_process_each(run, objectives, known, *args) -> list[dict]:
     return runs
 
 
+class SameWidth:
+    """The objectives of :func:`bench_widths` at one width, as one :class:`~reproducer.fit.Objective` whose variants
+    are :data:`OBJECTIVES`: each paper's model built at ``hidden`` units over ``word_dim``-d words (the module
+    docstring gives each one's sizes), on one corpus and vocabulary (``data``: ``(vocab, tokenized)``)."""
+
+    @staticmethod
+    def make(hidden: int, word_dim: int, n_sampled: int, batch_size: int):
+        from reproducer.fit import Objective
+
+        class Objectives(Objective):
+            name, variants = "same width", {o: f"{o} at {hidden} units" for o in OBJECTIVES}
+
+            def build(self, variant, preset, data, *, device, seed=0):
+                import torch
+
+                from reproducer.encoders.attention import AAEConfig
+                from reproducer.encoders.recurrent import RecurrentConfig
+                from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
+                from reproducer.papers.quick_thoughts.objective import QuickThought
+                from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
+
+                vocab = data[0]
+                encoder = RecurrentConfig(len(vocab), word_dim, hidden)
+                if variant == "quick_thought":
+                    model = QuickThought.recurrent(encoder)
+                elif variant in ("aae", "rae"):
+                    vectors = torch.randn(len(vocab), word_dim).numpy()
+                    model = MeanMaxAAE(vectors, AAEConfig(len(vocab), word_dim, hidden, 2 * hidden, max_len=33,
+                                                          family=variant.upper()))
+                else:
+                    model = SkipThought(SkipThoughtConfig(encoder, hidden))
+                return model.to(device), None
+
+            def sampler(self, variant, preset, data, seed=0, encoder=None):
+                from reproducer.data.batches import ContiguousSampler, SentenceSampler, TripleSampler
+
+                (vocab, tokenized), size = data, batch_size or BATCH[variant]
+                if variant == "quick_thought":
+                    return ContiguousSampler(tokenized, size, seed=seed)
+                if variant in ("aae", "rae"):
+                    return SentenceSampler(tokenized, size, eos=vocab.eos_id, seed=seed)
+                return TripleSampler(tokenized, vocab, size, seed=seed, n_sampled=n_sampled)
+
+        return Objectives()
+
+
 def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, seconds: float, max_books: int | None,
              n_sampled: int, seed: int, device: str | None, batch_size: int = 0) -> dict:
     import torch
 
-    from reproducer.data.batches import ContiguousSampler, SentenceSampler, TokenizedCorpus, TripleSampler
+    from reproducer.data.batches import TokenizedCorpus
     from reproducer.data.corpus import CorpusConfig, load_corpus
     from reproducer.data.vocab import Vocabulary
-    from reproducer.encoders.attention import AAEConfig
-    from reproducer.encoders.recurrent import RecurrentConfig
-    from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
-    from reproducer.papers.quick_thoughts.objective import QuickThought
-    from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
-    from reproducer.runtime import default_device, seed_everything
-    from reproducer.train import TrainConfig, train
+    from reproducer.fit import fit
+    from reproducer.runtime import default_device
+    from reproducer.train import Preset
 
-    seed_everything(seed)
     corpus = load_corpus("train", CorpusConfig(max_books=max_books), progress=False)
     vocab = Vocabulary.build(corpus.sentences, max_size=vocab_size)
-    tokenized = TokenizedCorpus.from_corpus(corpus, vocab)
-    encoder = RecurrentConfig(len(vocab), word_dim, hidden)
-    batch_size = batch_size or BATCH[objective]
-    if objective == "quick_thought":
-        model, batches = QuickThought.recurrent(encoder), ContiguousSampler(tokenized, batch_size, seed=seed).batch
-    elif objective in ("aae", "rae"):
-        vectors = torch.randn(len(vocab), word_dim).numpy()
-        model = MeanMaxAAE(vectors, AAEConfig(len(vocab), word_dim, hidden, 2 * hidden, max_len=33,
-                                              family=objective.upper()))
-        batches = SentenceSampler(tokenized, batch_size, eos=vocab.eos_id, seed=seed).batch
-    else:
-        model = SkipThought(SkipThoughtConfig(encoder, hidden))
-        batches = TripleSampler(tokenized, vocab, batch_size, seed=seed, n_sampled=n_sampled).batch
+    data = (vocab, TokenizedCorpus.from_corpus(corpus, vocab))
     device = default_device(device)
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
     t0 = time.perf_counter()
-    log = train(model, batches, TrainConfig(lr=5e-4, max_seconds=seconds, log_every=10, seed=seed), device=device,
-                progress=False)
+    fitted = fit(SameWidth.make(hidden, word_dim, n_sampled, batch_size), objective,
+                 Preset(name="bench", lr=5e-4, max_seconds=seconds), data, seed=seed, device=device, progress=False)
+    log, model = fitted.log, fitted.module
     peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else _peak_rss()
-    return {"objective": objective, "batch_size": batch_size, "steps": log.step, "training_seconds": log.seconds,
-            "minutes_per_1000_batches": log.seconds / log.step * 1000 / 60,
+    return {"objective": objective, "batch_size": batch_size or BATCH[objective], "steps": log.step,
+            "training_seconds": log.seconds, "minutes_per_1000_batches": log.seconds / log.step * 1000 / 60,
             "wall_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
             "final_loss": log.losses[-1]["loss"] if log.losses else None, "peak_memory_bytes": int(peak),
             "memory_kind": "cuda max allocated" if device.type == "cuda" else "process max RSS",
@@ -171,7 +201,7 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
     from reproducer.flops import sgemm_peak
     from reproducer.models import family
     from reproducer.presets import preset as preset_of
-    from reproducer.runtime import default_device, seed_everything
+    from reproducer.runtime import default_device
 
     family_name, variant = FAMILY_OBJECTIVES[objective]
     fam = family(family_name)
@@ -184,7 +214,6 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
     t0 = time.perf_counter()
     data = (data_of or (lambda f, v, s: fam.training_data(v, s)))(family_name, variant, settings)
     data_seconds = time.perf_counter() - t0
-    seed_everything(seed)
     peak = peak or sgemm_peak(device=device, dtype=peak_dtype)
     if device.type == "cuda":
         torch.cuda.empty_cache()

@@ -189,7 +189,6 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
     from reproducer.evaluate import evaluate
     from reproducer.evaluate.training_curve import held_out_loss
     from reproducer.models import family
-    from reproducer.papers.quick_thoughts.objective import sampler
     from reproducer.presets import preset
 
     fam = family("quick-thought")
@@ -199,7 +198,8 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
                           eval_every=plan.eval_every, precision=precision)
         data = pack.training_data("quick-thought", variant, settings)
         valid = pack.training_data("quick-thought", variant, settings, split="valid")
-        held = [sampler(variant, settings, valid, seed=0).batch(i) for i in range(plan.held_out_batches)]
+        sampler = fam.objective().sampler(variant, settings, valid, seed=0)
+        held = [sampler.batch(i) for i in range(plan.held_out_batches)]
         t0 = time.perf_counter()
         try:
             fitted = fam.fit(variant, settings, data, evaluate=held_out_loss(held), device=str(device),

@@ -9,7 +9,7 @@ Built from the papers' declarations (:func:`reproducer.papers.declarations`: ``P
   module, preset table and fit function; ``training_data(variant, preset)`` builds what it trains on as its chapter
   does, ``batch_flops`` counts a batch's useful FLOPs (``python -m reproducer train`` and ``bench train`` use both).
   Every family's ``fit(variant, preset, data, *, checkpoint, evaluate, seed, device, progress)`` returns a
-  :class:`~reproducer.train.Fitted` (test-time encoder, trained module, log); its presets subclass
+  :class:`~reproducer.fit.Fitted` (test-time encoder, trained module, log); its presets subclass
   :class:`~reproducer.presets.Preset`.
 - :data:`MODELS`: one :class:`~reproducer.papers.Model` per model a chapter reports — our name, family and variant
   (or ``"baseline"``), chapter, paper, the bundle kind its saved encoder has (:mod:`reproducer.encoders.bundles`),

@@ -3,7 +3,8 @@
 A notebook's first code cell is tagged ``parameters`` (so ``papermill --help-notebook`` lists it): one annotated
 assignment per parameter (``seed: int = 0  # help``), ``preset`` first. Its set-up cell calls :func:`start`, which
 reads that cell, coerces papermill's values (``-p retrain false`` is the string ``"false"``) to the declared types in
-the notebook's namespace, and returns the run's results store::
+the notebook's namespace, and returns the run's results store (the seed is the models': :func:`reproducer.fit.fit` sets
+it for each one)::
 
     run = start("00_data", globals())
     run.settings({"lr": settings.lr, "tasks": tasks})                # what the results depend on besides parameters
@@ -41,7 +42,6 @@ from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, restore_gold, sha256_file, share_gold,
                               stored_json, stored_text, write_json, write_result)
 from reproducer.log import log_to, logger
-from reproducer.runtime import seed_everything
 
 PRESETS = ("smoke", "quick", "default", "paper")
 _REQUIRED = object()
@@ -615,7 +615,7 @@ class NotebookRun:
         """Train-or-reload one model: this kernel's trained model if there is one; else ``fit(checkpoint)`` — which
         trains, resuming from ``checkpoint`` (deleted first with ``retrain``) — whose encoder bundle is then saved
         for ``python -m reproducer evaluate --encoder``. Returns what ``fit`` returned (a
-        :class:`~reproducer.train.Fitted`). Cached results of a model are read with :meth:`json`, so a re-executed
+        :class:`~reproducer.fit.Fitted`). Cached results of a model are read with :meth:`json`, so a re-executed
         notebook trains nothing; :meth:`has_model` says whether its encoder can be had without training.
 
         A model whose training record (:meth:`training_record`) is reused but whose checkpoint is gone raises instead of
@@ -707,9 +707,10 @@ def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> 
 
     Reads the parameters declared by the notebook's parameters cell (``path``, by default :func:`notebook_path`),
     coerces each one's value in ``namespace`` to its declared type (:func:`coerce`: papermill's ``-p retrain false``
-    becomes ``False``) and writes it back there for the cells that follow; seeds everything with ``seed``; sets the
-    plot style; returns the run's results store. Parameters that differ from their defaults (``retrain`` and
-    ``preset`` aside) give the run its own results folder, listed in its ``parameters.json``."""
+    becomes ``False``) and writes it back there for the cells that follow; sets the plot style; returns the run's
+    results store (the ``seed`` is each model's, set by :func:`reproducer.fit.fit`). Parameters that differ from
+    their defaults (``retrain`` and ``preset`` aside) give the run its own results folder, listed in its
+    ``parameters.json``."""
     path = Path(path) if path else notebook_path(notebook)
     where = f"{_shown(path)}'s parameters cell"
     declared, defaults = read_parameters(path), default_parameters(path)
@@ -727,7 +728,6 @@ def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> 
                       changed=changed, defaults=defaults)
     if changed:
         write_json(run.path("parameters.json"), changed)
-    seed_everything(run.seed)
     set_style()
     header = (f"{notebook}: preset={run.preset} seed={run.seed} retrain={run.retrain} "
               f"results={run.dir.relative_to(results_root().parent).as_posix()}")

@@ -1,6 +1,8 @@
-"""The training contract of every model of the book: one preset base class (:class:`Preset`), one trainer and one
-result type (:class:`Fitted`). The trainer: Adam (or AdaGrad), gradient-norm clipping, a step and/or time budget,
-checkpoints with exact resume, and periodic evaluation logged as (seconds, step, scores).
+"""The trainer of every model of the book: one preset base class (:class:`Preset`), one training configuration
+(:class:`TrainConfig`) and one trainer (:func:`train`), under the one training contract of :mod:`reproducer.fit`
+(which sets the seed: the trainer draws from the random state it is given). The trainer: Adam (or AdaGrad),
+gradient-norm clipping, a step and/or time budget, checkpoints with exact resume, and periodic evaluation logged as
+(seconds, step, scores).
 
 The model is any ``nn.Module`` whose ``forward(batch)`` returns the scalar loss; ``batches(step)`` must
 be a pure function of the step (see :mod:`reproducer.data.batches`), so that resuming from a checkpoint
@@ -10,7 +12,6 @@ replays exactly the batches an uninterrupted run would have seen. The clock coun
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import math
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -22,7 +23,7 @@ import torch
 from reproducer import checkpoints
 from reproducer.errors import ReproducerError
 from reproducer.log import progress_bar
-from reproducer.runtime import default_device, inference, keep_freed_memory, seed_everything
+from reproducer.runtime import default_device, inference, keep_freed_memory
 
 OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
@@ -368,7 +369,6 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     """
     device = default_device(device)
     rank, size = world()
-    seed_everything(config.seed)
     keep_freed_memory()  # CPU training frees and reallocates the same big buffers every step
     model.to(device)
     optimizer = OPTIMIZERS[config.optimizer](model.parameters(), lr=config.lr)
@@ -503,48 +503,3 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
     if log.to_dict() != loaded:  # a finished checkpoint resumed with nothing to add stays as it is (its identity too)
         save()
     return log
-
-
-@dataclass
-class Fitted:
-    """What every family's ``fit`` returns: the test-time ``encoder`` (``encode(sentences)``), the trained ``module``
-    (decoders, heads, temperature and all) and the training ``log``."""
-
-    encoder: Any
-    module: torch.nn.Module
-    log: TrainLog | None = None
-    batches: Callable[[int], Any] | None = None  # the step-indexed batches it trained on (benchmarks replay them)
-
-
-_AT_INITIALISATION = contextvars.ContextVar("at_initialisation", default=False)
-
-
-@contextlib.contextmanager
-def at_initialisation():
-    """Within this block every family's ``fit`` builds its model and test-time encoder exactly as for training (the
-    same seed, so the same initial weights) and returns them before the first step, with a log of 0 steps: the
-    untrained twin of a trained model (:mod:`reproducer.untrained_twins`). A step budget of 0 is refused everywhere
-    else (:func:`check_settings`): outside this block it is a mistake, not a request."""
-    token = _AT_INITIALISATION.set(True)
-    try:
-        yield
-    finally:
-        _AT_INITIALISATION.reset(token)
-
-
-def fit_module(module: torch.nn.Module, encoder, batches: Callable[[int], Any], preset, *, name: str,
-               checkpoint=None, evaluate: Callable[[Fitted, int], dict] | None = None, seed: int = 0, device=None,
-               progress: bool = True) -> Fitted:
-    """The training contract of every family: ``module`` (whose ``forward(batch)`` is the paper's loss) trained on
-    ``batches`` under a :class:`~reproducer.presets.Preset`; ``evaluate(fitted, step)`` scores the test-time
-    ``encoder`` (or the module) at the preset's evaluation points. ``module`` and ``encoder`` are already on
-    ``device``."""
-    fitted = Fitted(encoder, module, batches=batches)
-    if _AT_INITIALISATION.get():  # the weights as built: no step, no checkpoint, no evaluation
-        fitted.log = TrainLog()
-    else:
-        fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
-                           progress=progress, desc=name, settings=preset.identity(),
-                           evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
-    fitted.log.parameters = sum(p.numel() for p in module.parameters() if p.requires_grad)
-    return fitted

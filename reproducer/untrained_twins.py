@@ -21,7 +21,7 @@ from reproducer import models
 from reproducer.data.vectors import WordVectors
 from reproducer.encoders.trained import ConcatEncoder
 from reproducer.errors import ReproducerError
-from reproducer.train import Fitted
+from reproducer.fit import Fitted
 
 
 def family_inputs(family: str) -> str:

@@ -34,9 +34,9 @@ SECTIONS = [
      ["reproducer.data"]),
     ("Encoders", "The encoder contract, the architectures the papers share, bundles and the baselines.",
      ["reproducer.encoders"]),
-    ("Training", ("The training loop every objective uses, checkpoints, the shared context loss, FLOP counts and "
-                  "the benchmarks."),
-     ["reproducer.train", "reproducer.checkpoints", "reproducer.objectives", "reproducer.flops", "reproducer.bench"]),
+    ("Training", ("The one training contract (an objective, and fit), the training loop under it, checkpoints, the "
+                  "shared context loss, FLOP counts and the benchmarks."),
+     ["reproducer.fit", "reproducer.train", "reproducer.checkpoints", "reproducer.objectives", "reproducer.flops", "reproducer.bench"]),
     ("Evaluation", "SentEval-style transfer tasks, STS, protocols and the uncertainty of a score.",
      ["reproducer.evaluate"]),
     ("Reporting and the book", "Published numbers, tables, claims, the comparison chapter and the notebook runtime.",

@@ -195,7 +195,8 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     from reproducer.data.vocab import SPECIALS, Vocabulary
     from reproducer.data.vectors import pretrained_channel
     from reproducer.encoders.bundles import load_encoder
-    from reproducer.papers.mean_max_aae.objective import fit_autoencoder, sentence_encoder
+    from reproducer.fit import fit
+    from reproducer.papers.mean_max_aae.objective import OBJECTIVE, sentence_encoder
     from reproducer.presets import preset as named_preset
     from reproducer.data.training_data import TrainingData
 
@@ -213,7 +214,7 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     preset = named_preset("autoencoder", "smoke", vocab_size=len(small_vocab), d_model=8, d_ff=16, heads=2, batch_size=8,
                                 min_tokens=3, max_steps=30, lr=1e-2)
     evals = []
-    fitted = fit_autoencoder(variant, preset, TrainingData(TokenizedCorpus.from_corpus(corpus, vocab), vocab, table),
+    fitted = fit(OBJECTIVE, variant, preset, TrainingData(TokenizedCorpus.from_corpus(corpus, vocab), vocab, table),
                              progress=False, evaluate=lambda f, step: evals.append((f.encoder.dim, step)) or {"dim": 1})
     encoder, model, log = fitted.encoder, fitted.module, fitted.log
     assert log.losses[-1]["loss"] < log.losses[0]["loss"] and evals == [(encoder.dim, s) for s in (10, 20, 30)]
@@ -231,7 +232,7 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     np.testing.assert_allclose(np.linalg.norm(halves.reshape(5, k, 8), axis=-1), 1.0, atol=1e-5)
     # trained with normalize_halves, the test-time encoder (also the one the evaluation points see) pools that way
     seen = []
-    normalised = fit_autoencoder(variant, dataclasses.replace(preset, max_steps=10),
+    normalised = fit(OBJECTIVE, variant, dataclasses.replace(preset, max_steps=10),
                                  TrainingData(TokenizedCorpus.from_corpus(corpus, vocab), vocab, table), progress=False,
                                  normalize_halves=True, evaluate=lambda f, step: seen.append(f.encoder.encode(sentences))
                                  or {"dim": 1})

@@ -12,8 +12,9 @@ from reproducer.data.vocab import SPECIALS, Vocabulary
 from reproducer.encoders.layers import fixed_embedding, pool, remove_top_component, top_component
 from reproducer.encoders.multiview import LinearView, ViewEncoder, recurrent_view
 from reproducer.errors import ReproducerError
-from reproducer.papers.consensus.objective import (VARIANTS, Consensus, Temperature, Variant, agreement, consensus_loss,
-                                             fit_consensus)
+from reproducer.fit import fit
+from reproducer.papers.consensus.objective import (OBJECTIVE, VARIANTS, Consensus, Temperature, Variant, agreement,
+                                                   consensus_loss)
 from reproducer.objectives.context import context_targets
 from reproducer.presets import preset
 from reproducer.data.training_data import TrainingData
@@ -178,7 +179,7 @@ def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path, books):
     corpus, vocab, vectors, tokenized = small_setup(books)
     settings = preset("consensus", "smoke", dim=8, batch_size=9, max_steps=60, eval_steps=30, lr=1e-2)
     calls = []
-    fitted = fit_consensus("MV", settings, TrainingData(tokenized, vocab, vectors), progress=False,
+    fitted = fit(OBJECTIVE, "MV", settings, TrainingData(tokenized, vocab, vectors), progress=False,
                            evaluate=lambda f, step: calls.append((f.module.training, step))
                            or {"tau": float(f.module.temperature.tau)})
     model, log = fitted.module, fitted.log
@@ -225,7 +226,7 @@ def test_a_later_kernel_reads_a_consensus_row_from_the_saved_views(tmp_path, mon
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
     corpus, vocab, vectors, tokenized = small_setup(books)
     settings = preset("consensus", "smoke", dim=8, batch_size=9, max_steps=5)
-    fitted = fit_consensus("MV", settings, TrainingData(tokenized, vocab, vectors), progress=False)
+    fitted = fit(OBJECTIVE, "MV", settings, TrainingData(tokenized, vocab, vectors), progress=False)
     run = NotebookRun("04_consensus", "smoke")
     fitted.encoder.save(run.bundle_path("MV"))
     groups = {"U": ["STS14"], "S": [], "B": [], "M": []}
@@ -242,9 +243,9 @@ def test_unknown_variant_and_mismatched_vectors_are_refused(books):
     corpus, vocab, vectors, tokenized = small_setup(books)
     settings = preset("consensus", "smoke", dim=8, batch_size=9, max_steps=1)
     with pytest.raises(ReproducerError, match="Unknown consensus variant"):
-        fit_consensus("tri-view", settings, TrainingData(tokenized, vocab, vectors), progress=False)
+        fit(OBJECTIVE, "tri-view", settings, TrainingData(tokenized, vocab, vectors), progress=False)
     with pytest.raises(ReproducerError, match="word vectors for a vocabulary"):
-        fit_consensus("MV", settings, TrainingData(tokenized, vocab, vectors[:-1]), progress=False)
+        fit(OBJECTIVE, "MV", settings, TrainingData(tokenized, vocab, vectors[:-1]), progress=False)
     assert Vocabulary(list(SPECIALS)).pad_id == 0
 
 
@@ -254,7 +255,7 @@ def test_the_command_line_evaluates_a_bundle_with_either_pooling(tmp_path, books
     from reproducer.__main__ import main as cli
 
     corpus, vocab, vectors, tokenized = small_setup(books)
-    fitted = fit_consensus("MV", preset("consensus", "smoke", dim=8, batch_size=9, max_steps=2),
+    fitted = fit(OBJECTIVE, "MV", preset("consensus", "smoke", dim=8, batch_size=9, max_steps=2),
                            TrainingData(tokenized, vocab, vectors), progress=False)
     path = tmp_path / "MV.encoder.pt"
     fitted.encoder.save(path)

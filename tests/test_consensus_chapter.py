@@ -23,7 +23,7 @@ from reproducer.papers.consensus.objective import VARIANTS, Consensus
 from reproducer.papers.consensus import chapter as multiview
 from reproducer.report.plots import versus_bars
 from reproducer.report.tables import beside
-from reproducer.train import Fitted
+from reproducer.fit import Fitted
 
 
 # --- data ---------------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -285,15 +286,66 @@ def test_recurrent_encoder_trains_and_encodes_alike():
     torch.testing.assert_close(trained.detach(), encoded, atol=1e-6, rtol=0)
 
 
-def test_fit_module_records_the_trainable_parameters():
-    from reproducer.train import Preset, fit_module
+class _TinyObjective:
+    """The smallest :class:`~reproducer.fit.Objective`: :func:`tiny_model` with fixed word vectors on
+    :func:`tiny_batches`."""
 
-    model = tiny_model()
-    model.embed.weight.requires_grad_(False)  # fixed word vectors are not counted
-    fitted = fit_module(model, None, tiny_batches, Preset(name="t", max_steps=2), name="tiny", device="cpu",
-                        progress=False)
+    @staticmethod
+    def make():
+        from reproducer.fit import Objective
+        from reproducer.train import Preset
+
+        class Tiny(Objective):
+            name, presets, variants = "tiny", {"t": Preset(name="t", max_steps=2)}, {"tiny": "a GRU regression"}
+
+            def build(self, variant, preset, data, *, device, seed=0):
+                model = _Tiny().to(device)
+                model.embed.weight.requires_grad_(False)  # fixed word vectors are not counted
+                return model, None
+
+            def sampler(self, variant, preset, data, seed=0, encoder=None):
+                return SimpleNamespace(batch=tiny_batches)
+
+        return Tiny()
+
+
+def test_fit_records_the_trainable_parameters():
+    from reproducer.fit import fit
+
+    objective = _TinyObjective.make()
+    fitted = fit(objective, "tiny", objective.presets["t"], None, device="cpu", progress=False)
+    model = fitted.module
     expected = sum(p.numel() for p in (*model.rnn.parameters(), *model.head.parameters()))
     assert fitted.log.parameters == expected and fitted.log.to_dict()["parameters"] == expected
+    assert fitted.log.step == 2
+
+
+def test_fit_sets_the_seed_once_and_training_starts_from_it():
+    """The weights are the seed's whatever ran before, and the training steps draw from the seeded state (as the
+    trainer did when it seeded again): this model draws nothing while it trains, so the evaluation at its end draws
+    what a fresh seed gives first. Another seed is another run."""
+    from reproducer.fit import fit
+
+    objective = _TinyObjective.make()
+    runs, draws = [], []
+    for seed in (3, 3, 4):
+        torch.rand(5)  # whatever ran before does not leak into the run
+        fitted = fit(objective, "tiny", objective.presets["t"], None, seed=seed, device="cpu", progress=False,
+                     evaluate=lambda fitted, step: {"draw": float(torch.rand(()))})
+        runs.append(torch.cat([p.detach().flatten() for p in fitted.module.parameters()]))
+        draws.append(fitted.log.evals[-1]["draw"])
+    assert torch.equal(runs[0], runs[1]) and not torch.equal(runs[0], runs[2])
+    torch.manual_seed(3)
+    assert draws[0] == draws[1] == float(torch.rand(())) != draws[2]
+
+
+def test_fit_names_the_variants_of_an_unknown_one():
+    from reproducer.errors import ReproducerError
+    from reproducer.fit import fit
+
+    objective = _TinyObjective.make()
+    with pytest.raises(ReproducerError, match="Unknown tiny variant 'huge'; choose one of tiny"):
+        fit(objective, "huge", objective.presets["t"], None, device="cpu", progress=False)
 
 
 def _children(pid: int) -> list[int]:

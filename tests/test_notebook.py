@@ -166,7 +166,7 @@ def test_a_model_is_trained_once_and_its_bundle_saved(results):
     import torch
 
     from reproducer.notebook import slug
-    from reproducer.train import Fitted
+    from reproducer.fit import Fitted
 
     run, checkpoints = NotebookRun("01_first", "smoke"), []
     fitted = Fitted(Toy(), torch.nn.Linear(1, 1))
@@ -183,7 +183,7 @@ def test_a_model_with_cached_results_and_no_checkpoint_is_not_silently_retrained
     training run would be another model than the cached results describe); without a record it trains."""
     import torch
 
-    from reproducer.train import Fitted
+    from reproducer.fit import Fitted
 
     NotebookRun("01_first", "smoke").json("uni-skip_training", lambda: {"step": 10})
     later = NotebookRun("01_first", "smoke")

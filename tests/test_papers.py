@@ -4,9 +4,9 @@ touching any other file."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
 import sys
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -15,28 +15,27 @@ import reproducer.papers
 from reproducer import models
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.tasks import TASKS
+from reproducer.fit import Objective
 from reproducer.papers import Family, Paper, declarations
 from reproducer.presets import SCALES, Preset
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The keyword arguments every family's fit function takes.
-FIT_OPTIONS = {"checkpoint", "evaluate", "seed", "device", "progress"}
-
-
 def check_family(family: Family) -> None:
-    """One shape for every objective module: presets for every scale, named variants, the builders and the fit."""
-    module = family._module()
-    assert set(module.PRESETS) == set(SCALES), family.name
-    assert all(isinstance(p, Preset) and p.name == name for name, p in module.PRESETS.items()), family.name
-    assert isinstance(module.VARIANTS, Mapping) and module.VARIANTS, family.name  # name -> what it is
+    """One shape for every objective: an :class:`~reproducer.fit.Objective` of the family's name with presets for
+    every scale, named variants, training data, builders, batches and FLOPs."""
+    objective = family.objective()
+    assert isinstance(objective, Objective) and objective.name == family.name, family.name
+    assert set(objective.presets) == set(SCALES), family.name
+    assert all(isinstance(p, Preset) and p.name == name for name, p in objective.presets.items()), family.name
+    assert isinstance(objective.variants, Mapping) and objective.variants, family.name  # name -> what it is
     assert all(isinstance(v, str) for v in family.variants), family.name
-    fit = getattr(module, family.fit_function)
-    parameters = inspect.signature(fit).parameters
-    assert list(parameters)[:3] == ["variant", "preset", "data"], family.name
-    assert FIT_OPTIONS <= {n for n, p in parameters.items() if p.kind is p.KEYWORD_ONLY}, family.name
-    assert set(family.fit_options) <= set(parameters), family.name
-    assert list(inspect.signature(module.training_data).parameters) == ["variant", "preset"], family.name
-    assert len(inspect.signature(module.batch_flops).parameters) == 2, family.name
+    for method in ("training_data", "build", "sampler", "batch_flops"):  # the contract's required methods
+        assert getattr(type(objective), method) is not getattr(Objective, method), (family.name, method)
+    build = inspect.signature(objective.build).parameters
+    assert list(build)[:3] == ["variant", "preset", "data"], family.name
+    assert {"device", "seed"} <= {n for n, p in build.items() if p.kind is p.KEYWORD_ONLY}, family.name
+    assert set(family.fit_options) <= set(build), family.name
+    assert list(inspect.signature(objective.training_data).parameters) == ["variant", "preset"], family.name
 
 
 def check_paper(paper: Paper, notebooks: Path = ROOT / "notebooks") -> None:
@@ -74,7 +73,7 @@ def test_every_paper_satisfies_the_protocol():
 
 def test_the_protocol_check_catches_a_family_without_a_preset(monkeypatch):
     family = models.family("paraphrastic")
-    monkeypatch.delitem(family._module().PRESETS, "quick")
+    monkeypatch.delitem(family.objective().presets, "quick")
     with pytest.raises(AssertionError, match="paraphrastic"):
         check_family(family)
 
@@ -90,31 +89,77 @@ def test_a_paper_declared_twice_is_refused(monkeypatch, tmp_path):
 
 
 TOY_OBJECTIVE = '''
-"""A toy objective: the protocol's smallest instance."""
+"""A toy objective: the contract's smallest instance that trains — a word average that picks its neighbouring
+sentences among the batch's (a Quick-Thoughts with f = g), on three tiny books."""
+import torch
+
+from reproducer.data.batches import ContiguousSampler, TokenizedCorpus
+from reproducer.data.training_data import TrainingData
+from reproducer.data.vocab import Vocabulary
+from reproducer.encoders.channels import AverageEncoder
+from reproducer.encoders.trained import TokenEncoder
+from reproducer.fit import Objective
+from reproducer.objectives.context import context_loss, context_targets
 from reproducer.train import Preset
 
-PRESETS = {name: Preset(name=name, max_steps=1) for name in ("smoke", "quick", "default", "paper")}
-VARIANTS = {"toy": "the only variant"}
+
+class Books:
+    def __init__(self, sizes=(9, 7, 11)):
+        self.sentences, self.book_spans = [], []
+        for b, n in enumerate(sizes):
+            start = len(self.sentences)
+            self.sentences += [f"w{(b * 7 + i) % 13} w{i % 5} x{b}" for i in range(n)]
+            self.book_spans.append((b, start, len(self.sentences)))
 
 
-def training_data(variant, preset):
-    return None
+class ToyModel(torch.nn.Module):
+    def __init__(self, vocab_size, dim):
+        super().__init__()
+        self.f = AverageEncoder(vocab_size, dim)
+
+    def forward(self, batch):
+        u = self.f(batch.ids, batch.lengths)
+        return context_loss(u @ u.T, context_targets(batch.positions, batch.book_ids, 1))
 
 
-def batch_flops(module, batch):
-    return 0.0
+class Toy(Objective):
+    name = "toy-objective"
+    presets = {name: Preset(name=name, max_steps=20, lr=0.05, eval_config="smoke")
+               for name in ("smoke", "quick", "default", "paper")}
+    variants = {"toy": "the only variant"}
+
+    def training_data(self, variant, preset):
+        books = Books()
+        vocab = Vocabulary.build(books.sentences)
+        return TrainingData(tokenized=TokenizedCorpus.from_corpus(books, vocab), vocab=vocab)
+
+    def build(self, variant, preset, data, *, device, seed=0):
+        model = ToyModel(len(data.vocab), 8).to(device)
+        return model, TokenEncoder(model.f, data.vocab, variant, device=device)
+
+    def sampler(self, variant, preset, data, seed=0, encoder=None):
+        return ContiguousSampler(data.tokenized, 8, seed=seed)
+
+    def batch_flops(self, module, batch):
+        return 2.0 * 3 * len(batch) ** 2 * module.f.output_dim
 
 
-def fit_toy(variant, preset, data, *, checkpoint=None, evaluate=None, seed=0, device=None, progress=True):
-    raise NotImplementedError
+OBJECTIVE = Toy()
 '''
 
 TOY_DECLARATION = '''
 from reproducer.papers import Family, Line, Model, Paper
 
+
+def objective():
+    from reproducer.papers.toy_paper.objective import OBJECTIVE
+
+    return OBJECTIVE
+
+
 PAPER = Paper(
     key="toy2026", citation="Toy et al. 2026", label="Toy 2026", title="A sixth paper", chapter="07_toy",
-    families=(Family("toy-objective", "reproducer.papers.toy_paper.objective", "fit_toy"),),
+    families=(Family("toy-objective", objective),),
     models=(Model("toy-encoder", "toy-objective", variant="toy", description="a toy"),),
     neighbours="toy-encoder", lines=(Line("toy objective", "toy-objective", "toy"),),
     bench={"toy": ("toy-objective", "toy")}, tasks=("MR", "STS14"),
@@ -146,7 +191,7 @@ def test_a_sixth_paper_is_one_folder(sixth_paper):
     check_paper(models.paper("toy2026"), notebooks=sixth_paper / "notebooks")
     table = models.table().set_index("model")
     assert table.loc["toy-encoder", "paper"] == "Toy et al. 2026" and table.loc["toy-encoder", "chapter"] == "07_toy"
-    assert models.family("toy-objective").presets["smoke"].max_steps == 1
+    assert models.family("toy-objective").presets["smoke"].max_steps == 20
     assert list(scorecard.chapters())[-1] == "07_toy"
     assert scorecard.chapters()["07_toy"] == ("Toy et al. 2026", "A sixth paper")
     assert equal_compute.all_lines()["toy objective"] == ("toy-objective", "toy")
@@ -157,6 +202,31 @@ def test_a_sixth_paper_is_one_folder(sixth_paper):
         scorecard.scorecard("default", ROOT / "results")
     card = scorecard.scorecard("default", ROOT / "results", missing="skip")
     assert len(card) and "Toy et al. 2026" not in set(card["paper"])
+
+
+def test_a_sixth_paper_trains_through_the_one_training_route(sixth_paper, tmp_path):
+    """The toy paper's model trains at ``smoke`` through :func:`reproducer.fit.fit` (via its family), seeded: the same
+    seed is the same model; its untrained twin is the trained run's initialisation; ``python -m reproducer train``
+    trains it into the folder given, writing checkpoint, bundle and log."""
+    import numpy as np
+
+    from reproducer.__main__ import main as cli
+    from reproducer.encoders.bundles import load_encoder
+
+    family = models.family("toy-objective")
+    settings = family.presets["smoke"]
+    data = family.training_data("toy", settings)
+    first, again = (family.fit("toy", settings, data, seed=2, device="cpu", progress=False) for _ in range(2))
+    assert first.log.step == 20 and first.log.losses[-1]["loss"] < first.log.losses[0]["loss"]
+    sentences = ["w1 w2 x0", "w3 x1"]
+    np.testing.assert_array_equal(first.encoder.encode(sentences), again.encoder.encode(sentences))
+    twin = family.untrained("toy", settings, data, seed=2, device="cpu")
+    assert twin.log.step == 0 and not np.allclose(twin.encoder.encode(sentences), first.encoder.encode(sentences))
+    out = tmp_path / "out"
+    assert cli(["train", "toy-encoder", "--preset", "smoke", "--out", str(out), "--device", "cpu"]) == 0
+    bundle = next(out.rglob("*.encoder.pt"))
+    seed0 = family.fit("toy", settings, data, seed=0, device="cpu", progress=False)  # what the command trained
+    np.testing.assert_allclose(load_encoder(bundle).encode(sentences), seed0.encoder.encode(sentences), rtol=1e-6)
 
 
 def test_the_registry_forgets_the_sixth_paper_after_the_test():

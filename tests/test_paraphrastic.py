@@ -305,7 +305,8 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
     from reproducer.data.pairs import TrainingPair
     from reproducer.data.vectors import WordVectors
     from reproducer.encoders.bundles import load_encoder
-    from reproducer.papers.paraphrastic.objective import fit_paraphrastic, initial_vocabulary
+    from reproducer.fit import fit
+    from reproducer.papers.paraphrastic.objective import OBJECTIVE, initial_vocabulary
     from reproducer.presets import preset
     from reproducer.data.training_data import TrainingData
 
@@ -317,7 +318,7 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
     assert vocab.itos[4:34] == words and "new3" in vocab.stoi
     np.testing.assert_array_equal(table[vocab.stoi["w7"]], vectors["w7"])
     settings = preset("paraphrastic", "smoke", batch_size=5, max_steps=6)
-    fitted = fit_paraphrastic(kind, settings, TrainingData(pairs=pairs, vectors=vectors), progress=False,
+    fitted = fit(OBJECTIVE, kind, settings, TrainingData(pairs=pairs, vectors=vectors), progress=False,
                               evaluate=lambda f, step: {"dim": float(f.encoder.encode(["w1 w2"]).shape[1])})
     encoder, log = fitted.encoder, fitted.log
     assert log.step == 6 and log.evals[-1]["dim"] == 6
@@ -337,9 +338,10 @@ def test_train_config_knows_adagrad():
 
     assert preset("paraphrastic", "default").train_config().optimizer == "adagrad"
     with pytest.raises(ReproducerError, match="Unknown paraphrastic model"):
-        from reproducer.papers.paraphrastic.objective import fit_paraphrastic
+        from reproducer.fit import fit
+        from reproducer.papers.paraphrastic.objective import OBJECTIVE
 
-        fit_paraphrastic("GRU", preset("paraphrastic", "smoke"), None)
+        fit(OBJECTIVE, "GRU", preset("paraphrastic", "smoke"), None)
     with pytest.raises(ReproducerError, match="optimizer must be one of adam, adagrad"):
         TrainConfig(max_steps=1, optimizer="sgd")
 

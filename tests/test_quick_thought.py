@@ -189,7 +189,8 @@ def test_xavier_init_sets_gate_biases_to_one(single_bias):
 @pytest.mark.parametrize("variant", ["uni-QT", "bi-QT", "BoW-QT", "MC-QT"])
 def test_every_variant_trains_and_encodes(variant, books, tmp_path):
     from reproducer.data.vectors import pretrained_channel_vocabulary
-    from reproducer.papers.quick_thoughts.objective import fit_quick_thought
+    from reproducer.fit import fit
+    from reproducer.papers.quick_thoughts.objective import OBJECTIVE
     from reproducer.presets import preset as named_preset
     from reproducer.data.training_data import TrainingData
 
@@ -203,7 +204,7 @@ def test_every_variant_trains_and_encodes(variant, books, tmp_path):
         vectors = np.random.default_rng(0).normal(size=(len(ids_vocab), 10)).astype(np.float32)
         pretrained = (ids_vocab, vectors)
     tokenized = TokenizedCorpus.from_corpus(corpus, ids_vocab)
-    fitted = fit_quick_thought(variant, preset, TrainingData(tokenized, vocab, pretrained=pretrained), progress=False,
+    fitted = fit(OBJECTIVE, variant, preset, TrainingData(tokenized, vocab, pretrained=pretrained), progress=False,
                                evaluate=lambda f, step: {"dim": float(f.encoder.encode(["w1 w2 x0"]).shape[1])})
     encoder, log = fitted.encoder, fitted.log
     assert log.step == 4 and np.isfinite(log.losses[-1]["loss"])

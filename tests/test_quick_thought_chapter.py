@@ -59,8 +59,7 @@ class _Log:
 
 def _models(monkeypatch, run, scale="quick"):
     import reproducer.evaluate.training_curve
-    import reproducer.papers.quick_thoughts.objective
-    import reproducer.papers.skip_thoughts.objective
+    import reproducer.papers
     from reproducer.presets import preset
     from reproducer.papers.quick_thoughts.chapter import QuickThoughtModels
 
@@ -81,8 +80,10 @@ def _models(monkeypatch, run, scale="quick"):
     def held_out(family, variant, settings):  # the held-out loss callback: of which model, at which settings
         return lambda fitted, step: {"held-out": (family, variant, settings.max_seconds)}
 
-    monkeypatch.setattr(reproducer.papers.quick_thoughts.objective, "fit_quick_thought", fit_qt)
-    monkeypatch.setattr(reproducer.papers.skip_thoughts.objective, "fit_skip_thought", fit_st)
+    def fit(family, variant, settings, data, **options):  # every family trains through Family.fit
+        return {"quick-thought": fit_qt, "skip-thought": fit_st}[family.name](variant, settings, data, **options)
+
+    monkeypatch.setattr(reproducer.papers.Family, "fit", fit)
     monkeypatch.setattr(reproducer.evaluate.training_curve, "curve_scores", curve_scores)
     models = QuickThoughtModels(run, preset("quick-thought", scale, max_seconds=90), ["MR"], seed=3)
     models.data, models.glove_data = "word ids", "GloVe ids"  # loaded on first use: set here, nothing is read

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1] / "reproducer"
 #: (``reproducer/papers/<paper>/``) spans three layers: :data:`PAPER_LAYERS`.
 LAYERS = [
     {"reproducer", "reproducer.errors", "reproducer.files", "reproducer.runtime", "reproducer.flops"},
-    {"reproducer.data", "reproducer.train"},
+    {"reproducer.data", "reproducer.train", "reproducer.fit"},
     {"reproducer.encoders"},
     {"reproducer.evaluate"},
     {"reproducer.objectives"},
@@ -113,7 +113,9 @@ def test_the_registry_names_every_family_and_variant():
 
     for fam in FAMILIES.values():
         assert fam.paper in PAPERS and set(fam.presets) == {"smoke", "quick", "default", "paper"}
-        assert callable(getattr(fam._module(), fam.fit_function))
+        from reproducer.fit import Objective
+
+        assert isinstance(fam.objective(), Objective) and fam.objective().name == fam.name
         for m in models(family=fam.name):
             assert m.variant is None or m.variant in fam.variants, (m.name, fam.variants)
             assert all(p in MODELS for p in m.parts)

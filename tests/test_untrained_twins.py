@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+import reproducer.fit as fit_module
 import reproducer.train as train_module
 from reproducer import models
 from reproducer.data.vectors import WordVectors
@@ -57,7 +58,7 @@ def test_the_twin_is_the_trained_runs_model_before_its_first_step(name, smoke, m
     def no_steps(module, *args, **kwargs):
         received.update({k: v.detach().clone() for k, v in module.state_dict().items()})
         return train_module.TrainLog()
-    monkeypatch.setattr(train_module, "train", no_steps)
+    monkeypatch.setattr(fit_module, "train", no_steps)  # the trainer fit hands the module to
     trained = family.fit(model.variant, settings, data, seed=3, progress=False, **family.fit_options)
     twin_module = state(twin)
     trained_module = state(trained.encoder)

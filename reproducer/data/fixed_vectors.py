@@ -8,7 +8,7 @@ no vocabulary expansion. Everything is loaded on first use, so a notebook whose 
 what it reads::
 
     data = FixedVectorData.of(settings)   # a ConsensusPreset or an AutoencoderPreset
-    fit_consensus("MV", settings, data.training_data(), ...)   # tokenizes the corpus once, here
+    family("consensus").fit("MV", settings, data.training_data(), ...)   # tokenizes the corpus once, here
 """
 from __future__ import annotations
 

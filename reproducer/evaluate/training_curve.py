@@ -1,5 +1,5 @@
 """Downstream scores while a model trains: the ``evaluate(fitted, step)`` callback of every family's ``fit``
-(:func:`reproducer.train.fit_module`), whose scores become the log's evaluation records and a chapter's training
+(:func:`reproducer.fit.fit`), whose scores become the log's evaluation records and a chapter's training
 curve (:func:`reproducer.report.plots.curves` with ``part="evals"``)."""
 from __future__ import annotations
 

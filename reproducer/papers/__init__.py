@@ -25,65 +25,69 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable
 
 from reproducer.errors import ReproducerError
+
+if TYPE_CHECKING:  # the registry is read without torch: the objectives are imported on first use
+    from reproducer.fit import Objective
 
 
 @dataclass(frozen=True)
 class Family:
-    """A training objective of a paper: its name, its objective module and the module's fit function.
-
-    ``fit_options`` are the keyword arguments its chapter trains with beyond the preset (e.g. the autoencoders'
-    test-time ``normalize_halves``); ``paper`` and ``chapter`` are filled in by the :class:`Paper` that declares it.
-    """
+    """A training objective of a paper, registered by its name: ``objective`` returns the paper's
+    :class:`~reproducer.fit.Objective` (a function of the declaration that imports it on first use, so that the
+    registry is read without importing torch: the command line starts without it). ``paper`` and ``chapter`` are
+    filled in by the :class:`Paper` that declares it."""
 
     name: str
-    module: str  # the objective module: the paper's loss, model, PRESETS, VARIANTS, training_data, batch_flops, fit
-    fit_function: str
-    fit_options: dict = field(default_factory=dict, hash=False, compare=False)
+    objective: Callable[[], "Objective"] = field(hash=False, compare=False)
     paper: str = ""  # key of the declaring Paper
     chapter: str = ""  # the notebook that trains it
-
-    def _module(self):
-        return importlib.import_module(self.module)
 
     @property
     def presets(self) -> dict:
         """Scale name → preset (``smoke``, ``quick``, ``default``, ``paper``)."""
-        return self._module().PRESETS
+        return self.objective().presets
 
     @property
     def variants(self) -> tuple[str, ...]:
-        return tuple(self._module().VARIANTS)
+        return tuple(self.objective().variants)
+
+    @property
+    def fit_options(self) -> dict:
+        """The keyword arguments its chapter trains with beyond the preset (e.g. the autoencoders' test-time
+        ``normalize_halves``)."""
+        return dict(self.objective().fit_options)
 
     def training_data(self, variant: str, preset):
         """What ``variant`` trains on at ``preset``, built as its chapter builds it: a
         :class:`~reproducer.data.training_data.TrainingData`."""
-        return self._module().training_data(variant, preset)
+        return self.objective().training_data(variant, preset)
 
     def held_out_batches(self, variant: str, preset, data, n: int = 16) -> list:
         """``n`` fixed batches of the held-out books, built as ``variant`` trains at ``preset`` on ``data`` (its
         training vocabulary): the held-out loss of a training curve
         (:func:`reproducer.evaluate.training_curve.held_out_loss`). Not for the paraphrastic family (pairs, no books)."""
-        module = self._module()
-        if not hasattr(module, "held_out_data"):
-            raise ReproducerError(f"The {self.name} family has no held-out books; use a downstream dev score.")
-        sampler = module.sampler(variant, preset, module.held_out_data(variant, preset, data), seed=0)
+        objective = self.objective()
+        sampler = objective.sampler(variant, preset, objective.held_out_data(variant, preset, data), seed=0)
         return [sampler.batch(i) for i in range(n)]
 
     def batch_flops(self, module, batch) -> float:
         """Useful training FLOPs of one batch of the family's ``module`` (formula in the objective module)."""
-        return self._module().batch_flops(module, batch)
+        return self.objective().batch_flops(module, batch)
 
     def fit(self, variant: str, preset, data, **options):
-        """Train ``variant`` under ``preset`` on a :class:`~reproducer.data.training_data.TrainingData`; a
-        :class:`~reproducer.train.Fitted`."""
-        return getattr(self._module(), self.fit_function)(variant, preset, data, **options)
+        """Train ``variant`` under ``preset`` on a :class:`~reproducer.data.training_data.TrainingData` through the
+        one training route (:func:`reproducer.fit.fit`); a :class:`~reproducer.fit.Fitted`."""
+        from reproducer.fit import fit
+
+        return fit(self.objective(), variant, preset, data, **options)
 
     def untrained(self, variant: str, preset, data, *, seed: int = 0, device=None):
         """``variant`` as :meth:`fit` builds it under ``preset`` on ``data`` with ``seed``, before its first step (the
-        same initial weights as the trained run of that seed): a :class:`~reproducer.train.Fitted` with a 0-step log."""
-        from reproducer.train import at_initialisation
+        same initial weights as the trained run of that seed): a :class:`~reproducer.fit.Fitted` with a 0-step log."""
+        from reproducer.fit import at_initialisation
 
         with at_initialisation():
             return self.fit(variant, preset, data, seed=seed, device=device, progress=False, **self.fit_options)

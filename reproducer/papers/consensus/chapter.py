@@ -314,7 +314,7 @@ class ConsensusModels(ChapterModels):
                 **self.groups}
 
     def fit(self, name: str, variant: str | None = None, config=None):
-        """The :class:`~reproducer.train.Fitted` variant ``name`` (``variant`` and ``config``: another reading's
+        """The :class:`~reproducer.fit.Fitted` variant ``name`` (``variant`` and ``config``: another reading's
         runs), trained or reloaded by ``run.model``, with its held-out loss and, for :data:`CURVES`, Figure 1's U."""
         config = config or self.settings
         variant = variant or name

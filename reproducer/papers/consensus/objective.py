@@ -33,8 +33,8 @@ from reproducer.encoders.multiview import ViewSet, make_view
 from reproducer.errors import ReproducerError
 from reproducer.flops import rnn_token_macs, training_flops
 from reproducer.objectives.context import context_loss, context_targets
-from reproducer.runtime import default_device, seed_everything
-from reproducer.train import Preset, fit_module
+from reproducer.fit import Objective
+from reproducer.train import Preset
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,40 +185,50 @@ def batch_flops(model: Consensus, batch) -> float:
     return training_flops(tokens * recurrent + len(model.variant.terms) * n * n * dim, pc, tokens * fixed)
 
 
-def training_data(variant: str, preset: ConsensusPreset):
-    """What :func:`fit_consensus` reads at ``preset``, as chapter 04 builds it: our word2vec of ``word2vec_dim``
-    (cached on disk), the vocabulary of every word it covers and the training split as ids of it."""
-    return FixedVectorData.of(preset).training_data()
+class ConsensusObjective(Objective):
+    """Consensus maximisation for :func:`reproducer.fit.fit`: a :class:`Variant` (or its name in :data:`VARIANTS`)
+    trained on contiguous batches of ``data.tokenized`` (ids of ``data.vocab``, whose row ``i`` of ``data.vectors``
+    is word ``i``'s fixed vector). The test-time encoder is the trained views as a
+    :class:`~reproducer.encoders.multiview.ViewSet` (encodes with the unsupervised ensemble; ``.encoders(rule)``
+    gives each view under either pooling rule)."""
+
+    name, presets, variants = "consensus", PRESETS, VARIANTS
+
+    @staticmethod
+    def variant_of(variant: str | Variant) -> Variant:
+        found = VARIANTS[variant] if isinstance(variant, str) and variant in VARIANTS else variant
+        if not isinstance(found, Variant):
+            raise ReproducerError(f"Unknown consensus variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
+        return found
+
+    def check_variant(self, variant) -> None:
+        self.variant_of(variant)
+
+    def training_data(self, variant, preset: ConsensusPreset):
+        """As chapter 04 builds it: our word2vec of ``word2vec_dim`` (cached on disk), the vocabulary of every word it
+        covers and the training split as ids of it."""
+        return FixedVectorData.of(preset).training_data()
+
+    def build(self, variant, preset: ConsensusPreset, data, *, device, seed: int = 0):
+        variant = self.variant_of(variant)
+        if len(data.vectors) != len(data.vocab):
+            raise ReproducerError(f"{len(data.vectors)} word vectors for a vocabulary of {len(data.vocab)} words.")
+        model = Consensus(variant, np.asarray(data.vectors), preset.dim, context=preset.context,
+                          temperature=preset.temperature, remove_pc=preset.remove_pc,
+                          self_pairs=preset.self_pairs).to(device)
+        return model, ViewSet(model.views, data.vocab, variant.name, device=device)
+
+    def sampler(self, variant, preset: ConsensusPreset, data, seed: int = 0, encoder=None):
+        """Contiguous sentences of one book at a time (also the held-out batches of a training curve)."""
+        return ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
+
+    def held_out_data(self, variant, preset: ConsensusPreset, data):
+        """The held-out books as ids of the training vocabulary, with the same fixed vectors."""
+        return FixedVectorData.of(preset).training_data("valid")
+
+    def batch_flops(self, module: Consensus, batch) -> float:
+        return batch_flops(module, batch)
 
 
-def sampler(variant, preset: ConsensusPreset, data, seed: int = 0):
-    """The step-indexed batches of contiguous sentences :func:`fit_consensus` trains on (also the held-out batches of
-    a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
-    return ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
-
-
-def held_out_data(variant, preset: ConsensusPreset, data):
-    """The held-out books as ids of the training vocabulary, with the same fixed vectors."""
-    return FixedVectorData.of(preset).training_data("valid")
-
-
-def fit_consensus(variant: str | Variant, preset: ConsensusPreset, data, *, checkpoint=None, evaluate=None,
-                  seed: int = 0, device=None, progress: bool = True):
-    """Train one variant on contiguous batches of ``data.tokenized`` (a
-    :class:`~reproducer.data.training_data.TrainingData`: ids of ``data.vocab``, whose row ``i`` of ``data.vectors`` is word ``i``'s fixed vector). The test-time encoder is the
-    trained views as a :class:`~reproducer.encoders.multiview.ViewSet` (encodes with the unsupervised ensemble;
-    ``.encoders(rule)`` gives each view under either pooling rule); ``evaluate(fitted, step)`` is called at the
-    preset's evaluation points (in eval mode, without gradients). Returns a :class:`~reproducer.train.Fitted`."""
-    variant = VARIANTS[variant] if isinstance(variant, str) and variant in VARIANTS else variant
-    if not isinstance(variant, Variant):
-        raise ReproducerError(f"Unknown consensus variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
-    if len(data.vectors) != len(data.vocab):
-        raise ReproducerError(f"{len(data.vectors)} word vectors for a vocabulary of {len(data.vocab)} words.")
-    seed_everything(seed)
-    model = Consensus(variant, np.asarray(data.vectors), preset.dim, context=preset.context,
-                      temperature=preset.temperature, remove_pc=preset.remove_pc, self_pairs=preset.self_pairs)
-    device = default_device(device)
-    model.to(device)
-    encoder = ViewSet(model.views, data.vocab, variant.name, device=device)
-    return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant.name, checkpoint=checkpoint,
-                      evaluate=evaluate, seed=seed, device=device, progress=progress)
+#: The consensus-maximisation objective (:func:`reproducer.fit.fit`).
+OBJECTIVE = ConsensusObjective()

@@ -38,8 +38,9 @@ from reproducer.encoders.layers import fixed_embedding
 from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
 from reproducer.flops import rnn_token_macs, training_flops
-from reproducer.runtime import default_device, inference, seed_everything
-from reproducer.train import Preset, fit_module
+from reproducer.fit import Objective
+from reproducer.runtime import inference
+from reproducer.train import Preset
 
 VARIANTS = {  # Table 3: name -> (family, pooling)
     "mean-max AAE": ("AAE", ("max", "avg")), "mean AAE": ("AAE", ("avg",)), "max AAE": ("AAE", ("max",)),
@@ -235,43 +236,46 @@ def sentence_encoder(model: MeanMaxAAE, vocab, name: str, *, normalize_halves: b
     return TokenEncoder(SentenceVector(model.encoder, vocab.eos_id, normalize_halves), vocab, name, device=device)
 
 
-def training_data(variant: str, preset: AutoencoderPreset):
-    """What :func:`fit_autoencoder` reads at ``preset``, as chapter 05 builds it (the fixed word2vec vectors of
-    :class:`~reproducer.data.fixed_vectors.FixedVectorData`, most frequent words first)."""
-    return FixedVectorData.of(preset).training_data()
+class AutoencoderObjective(Objective):
+    """The autoencoders of Table 3 for :func:`reproducer.fit.fit`, trained on unordered sentences of
+    ``data.tokenized`` (ids of ``data.vocab``, the output words first; row ``i`` of ``data.vectors`` the fixed vector
+    of word ``i``). The test-time encoder (also the one a training curve's ``evaluate`` sees) pools with
+    ``normalize_halves`` (each pooled half scaled to unit length, as the authors' evaluation code: what chapter 05
+    trains with, :attr:`fit_options`)."""
+
+    name, presets, variants = "autoencoder", PRESETS, VARIANTS
+    fit_options = {"normalize_halves": True}
+
+    def training_data(self, variant: str, preset: AutoencoderPreset):
+        """As chapter 05 builds it (the fixed word2vec vectors of
+        :class:`~reproducer.data.fixed_vectors.FixedVectorData`, most frequent words first)."""
+        return FixedVectorData.of(preset).training_data()
+
+    def build(self, variant: str, preset: AutoencoderPreset, data, *, device, seed: int = 0,
+              normalize_halves: bool = False):
+        vocab, vectors = data.vocab, data.vectors
+        if len(vectors) != len(vocab):
+            raise ReproducerError(f"{len(vectors)} word vectors for a vocabulary of {len(vocab)} words.")
+        if preset.vocab_size > len(vocab):
+            raise ReproducerError(f"The output vocabulary ({preset.vocab_size}) exceeds the vocabulary ({len(vocab)}).")
+        model = build_autoencoder(variant, preset, np.asarray(vectors, dtype=np.float32)).to(device)
+        return model, sentence_encoder(model, vocab, variant, normalize_halves=normalize_halves, device=device)
+
+    def sampler(self, variant: str, preset: AutoencoderPreset, data, seed: int = 0, encoder=None):
+        """Unordered sentences bucketed by length (also the held-out batches of a training curve)."""
+        return SentenceSampler(data.tokenized, preset.batch_size, eos=data.vocab.eos_id, min_tokens=preset.min_tokens,
+                               max_tokens=preset.max_tokens, seed=seed, bucket=preset.bucket)
+
+    def held_out_data(self, variant: str, preset: AutoencoderPreset, data):
+        """The held-out books as ids of the training vocabulary, with the same fixed vectors."""
+        return FixedVectorData.of(preset).training_data("valid")
+
+    def batch_flops(self, module: MeanMaxAAE, batch) -> float:
+        return batch_flops(module, batch)
 
 
-def sampler(variant: str, preset: AutoencoderPreset, data, seed: int = 0):
-    """The step-indexed batches of unordered sentences :func:`fit_autoencoder` trains on (also the held-out batches
-    of a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
-    return SentenceSampler(data.tokenized, preset.batch_size, eos=data.vocab.eos_id, min_tokens=preset.min_tokens,
-                           max_tokens=preset.max_tokens, seed=seed, bucket=preset.bucket)
-
-
-def held_out_data(variant: str, preset: AutoencoderPreset, data):
-    """The held-out books as ids of the training vocabulary, with the same fixed vectors."""
-    return FixedVectorData.of(preset).training_data("valid")
-
-
-def fit_autoencoder(variant: str, preset: AutoencoderPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
-                    device=None, progress: bool = True, normalize_halves: bool = False):
-    """Train one variant on unordered sentences of ``data.tokenized`` (a
-    :class:`~reproducer.data.training_data.TrainingData`: ids of ``data.vocab``, the output words first; row ``i`` of ``data.vectors`` the fixed vector of word ``i``);
-    resume from ``checkpoint`` when present. ``evaluate(fitted, step) -> dict`` is called at the preset's evaluation
-    points. Returns a :class:`~reproducer.train.Fitted` whose test-time encoder (also the one ``evaluate`` sees) pools
-    with ``normalize_halves`` (each pooled half scaled to unit length, as the authors' evaluation code)."""
-    vocab, vectors = data.vocab, data.vectors
-    if len(vectors) != len(vocab):
-        raise ReproducerError(f"{len(vectors)} word vectors for a vocabulary of {len(vocab)} words.")
-    if preset.vocab_size > len(vocab):
-        raise ReproducerError(f"The output vocabulary ({preset.vocab_size}) exceeds the vocabulary ({len(vocab)}).")
-    seed_everything(seed)
-    model = build_autoencoder(variant, preset, np.asarray(vectors, dtype=np.float32))
-    device = default_device(device)
-    model.to(device)
-    encoder = sentence_encoder(model, vocab, variant, normalize_halves=normalize_halves, device=device)
-    return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
-                      seed=seed, device=device, progress=progress)
+#: The autoencoders' objective (:func:`reproducer.fit.fit`).
+OBJECTIVE = AutoencoderObjective()
 
 
 POOLED_NAMES = {"max": "z_max", "avg": "z_mean"}

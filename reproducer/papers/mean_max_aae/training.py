@@ -28,14 +28,9 @@ from reproducer.errors import ReproducerError
 from reproducer.evaluate import quick_look
 from reproducer.models import family
 from reproducer.notebook import slug
-from reproducer.papers.mean_max_aae.objective import (
-    build_autoencoder,
-    decoder_attention,
-    held_out_statistics,
-    sentence_encoder,
-)
+from reproducer.papers.mean_max_aae.objective import decoder_attention, held_out_statistics
 from reproducer.report.units import ChapterModels
-from reproducer.runtime import default_device, seed_everything
+from reproducer.runtime import default_device
 
 #: The zero-shot task of the training curves (cosine similarity, no training on the task: fast).
 CURVE_TASK = "STS14"
@@ -84,7 +79,7 @@ class AutoencoderData:
 
     def training_data(self):
         """The :class:`~reproducer.data.training_data.TrainingData` of
-        :func:`~reproducer.papers.mean_max_aae.objective.fit_autoencoder`."""
+        the autoencoders' objective (:func:`reproducer.fit.fit`)."""
         return TrainingData(tokenized=self.tokenized("train"), vocab=self.vocab, vectors=self.table)
 
     def sampler(self, split: str = "train", seed: int | None = None):
@@ -140,7 +135,7 @@ def curve_point(module, encoder, held_out: list, config: str = "prototype") -> d
 
 
 def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: bool, curves=(), progress: bool = True):
-    """The :class:`~reproducer.train.Fitted` Table 3 variant ``name``: this kernel's, else trained (resuming from, or
+    """The :class:`~reproducer.fit.Fitted` Table 3 variant ``name``: this kernel's, else trained (resuming from, or
     reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model <reproducer.notebook.NotebookRun.model>`,
     which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
     preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
@@ -169,17 +164,15 @@ def training_record(fitted, data: AutoencoderData) -> dict:
 
 
 def untrained_record(name: str, data: AutoencoderData, *, normalize_halves: bool) -> dict:
-    """Variant ``name`` as it is before its first batch (seeded with ``data.seed`` as
-    :func:`~reproducer.papers.mean_max_aae.objective.fit_autoencoder`, so the same initial weights): its step-0 curve
-    ``point`` on ``data.held_out()``. Its scores on the tasks are its untrained twin's
-    (:meth:`AutoencoderModels.twin_results`)."""
-    from reproducer.evaluate import quick_look
+    """Variant ``name`` as it is before its first batch (built by :func:`reproducer.fit.fit` with ``data.seed``, so
+    the trained run's initial weights): its step-0 curve ``point`` on ``data.held_out()``. Its scores on the tasks are
+    its untrained twin's (:meth:`AutoencoderModels.twin_results`)."""
+    from reproducer.fit import at_initialisation
 
-    seed_everything(data.seed)
-    model = build_autoencoder(name, data.preset, data.table).to(default_device())
-    encoder = sentence_encoder(model, data.vocab, f"{name} (untrained)", normalize_halves=normalize_halves,
-                               device=default_device())
-    point = curve_point(model, encoder, data.held_out(), quick_look(data.preset.eval_config))
+    with at_initialisation():
+        fitted = family("autoencoder").fit(name, data.preset, data.training_data(), seed=data.seed, progress=False,
+                                           normalize_halves=normalize_halves)
+    point = curve_point(fitted.module, fitted.encoder, data.held_out(), quick_look(data.preset.eval_config))
     return {"point": {"step": 0, "seconds": 0.0, **point}}
 
 
@@ -238,7 +231,7 @@ class AutoencoderModels(ChapterModels):
                 "tasks": self.tasks, "normalize_halves": self.normalize_halves}
 
     def fit(self, name: str):
-        """The :class:`~reproducer.train.Fitted` variant ``name`` (:func:`train_or_reload`, every variant with its
+        """The :class:`~reproducer.fit.Fitted` variant ``name`` (:func:`train_or_reload`, every variant with its
         training curve)."""
         return train_or_reload(self.run, name, self.data, normalize_halves=self.normalize_halves, curves=ORDER,
                                progress=self.progress)

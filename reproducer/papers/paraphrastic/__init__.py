@@ -11,10 +11,18 @@ Twitter numbers are on SemEval-2015 PIT, for which the Twitter URL corpus stands
 """
 from reproducer.papers import Family, Line, Paper, family_models
 
+
+def objective():
+    """The paper's :class:`~reproducer.fit.Objective`, imported on first use (the registry is read without torch)."""
+    from reproducer.papers.paraphrastic.objective import OBJECTIVE
+
+    return OBJECTIVE
+
+
 PAPER = Paper(
     key="wieting2016", citation="Wieting et al. 2016", label="Wieting 2016",
     title="Paraphrastic sentence embeddings", chapter="03_paraphrastic",
-    families=(Family("paraphrastic", "reproducer.papers.paraphrastic.objective", "fit_paraphrastic"),),
+    families=(Family("paraphrastic", objective),),
     models=family_models([
         ("PP", ("paragram-phrase",), "word averaging (paragram-phrase)"),
         ("proj", ("projection",), "averaging, then a linear projection"),

@@ -35,7 +35,6 @@ from reproducer.papers.paraphrastic.objective import (
     VARIANTS,  # our model -> its CompositionalConfig options
     initial_vocabulary,
     norm_weighted_vectors,
-    training_data,
 )
 from reproducer.papers.paraphrastic.supervised import SupervisedModel, fit_supervised, task_data
 from reproducer.papers.paraphrastic.tables import (
@@ -46,7 +45,7 @@ from reproducer.presets import preset
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 from reproducer.report.tables import paper_table
 from reproducer.report.units import ModelProducts, seed_siblings, twin_evaluation
-from reproducer.runtime import default_device, seed_everything
+from reproducer.runtime import default_device
 
 #: PP's grid (the paper's section 4.3): MAX or MIX negatives × λ_w at the ends of the paper's range.
 PP_GRID: dict[str, dict] = {f"{n}, λw={w:g}": {"negatives": n, "lambda_w": w} for n in ("MAX", "MIX")
@@ -133,7 +132,7 @@ class ParaphraseTraining:
         """The chapter's training pairs (:func:`~reproducer.data.pairs.training_pairs` at the preset's
         ``wiki_min_score``) and initial vectors: chapter 00's word2vec (300-d); at ``smoke`` a 32-d word2vec of 3
         books (chapter 01's smoke vectors). ``options``: ``figure_epochs``, ``supervised_epochs``, ``n_queries``."""
-        data = training_data("PP", preset("paraphrastic", run.preset, max_steps=max_steps))
+        data = family("paraphrastic").training_data("PP", preset("paraphrastic", run.preset, max_steps=max_steps))
         return cls(run, data.pairs, data.vectors, max_steps, **options)
 
     def settings_record(self) -> dict:
@@ -275,7 +274,7 @@ class ParaphraseTraining:
 
     def fit(self, name: str, label: str, overrides: dict, checkpoint=None):
         """Train (or resume from ``checkpoint``, default the configuration's own) one configuration of the grid; once
-        per kernel. A :class:`~reproducer.train.Fitted`."""
+        per kernel. A :class:`~reproducer.fit.Fitted`."""
         if (name, label) not in self._fitted:
             state = checkpoint or self.run.path(f"checkpoints/{file_key(name)}__{file_key(label)}.train.pt")
             if self.run.retrain:
@@ -327,7 +326,7 @@ class ParaphraseTraining:
             for records in self.runs.values() for r in records])
 
     def chosen(self, name: str):
-        """The chosen configuration of ``name`` as a :class:`~reproducer.train.Fitted`, through ``run.model`` (which
+        """The chosen configuration of ``name`` as a :class:`~reproducer.fit.Fitted`, through ``run.model`` (which
         saves its encoder bundle): trained in this kernel, or reloaded from (or trained into) its grid checkpoint."""
         best = self.best[name]
         return self.run.model(name, lambda checkpoint: self.fit(name, best["config"], best["overrides"]))
@@ -459,12 +458,12 @@ class ParaphraseTraining:
         with the best dev score is reported."""
         data, vocab, table = self.supervised_data(task)
         reports = {}
+        def make():
+            return SupervisedModel(CompositionalEncoder(CompositionalConfig(vocab_size=len(vocab), dim=self.vectors.dim,
+                                                                            **VARIANTS[name]), table), task)
+
         for label, optimiser in OPTIMISERS.items():
-            seed_everything(self.seed)
-            encoder = CompositionalEncoder(CompositionalConfig(vocab_size=len(vocab), dim=self.vectors.dim,
-                                                               **VARIANTS[name]), table)
-            reports[label] = fit_supervised(SupervisedModel(encoder, task), vocab, data, epochs=epochs, seed=self.seed,
-                                            **optimiser)
+            reports[label] = fit_supervised(make, task, vocab, data, epochs=epochs, seed=self.seed, **optimiser)
         chosen = max(reports, key=lambda label: reports[label]["dev"])
         return {"model": name, "task": task, "optimiser": chosen, **reports[chosen],
                 "dev_by_optimiser": {label: r["dev"] for label, r in reports.items()}}

@@ -37,8 +37,8 @@ from reproducer.encoders.compositional import CompositionalConfig, Compositional
 from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
 from reproducer.flops import training_flops
-from reproducer.runtime import default_device, seed_everything
-from reproducer.train import Preset, fit_module
+from reproducer.fit import Objective
+from reproducer.train import Preset
 
 NEGATIVE_MODES = ("MAX", "MIX")
 ANCHORS = ("paper", "initial")
@@ -271,42 +271,60 @@ VARIANTS = {  # the models of Table 2 (our names): CompositionalConfig options (
 }
 
 
-def training_data(variant: str, preset: ParaphrasticPreset):
-    """What :func:`fit_paraphrastic` reads at ``preset``, as chapter 03 builds it: the training pairs at the preset's
-    ``wiki_min_score`` and our 300-d word2vec as initial vectors (at ``smoke``, a 32-d word2vec of 3 books)."""
-    from reproducer.data.vectors import Word2VecConfig, train_word2vec
+class ParaphrasticObjective(Objective):
+    """Wieting et al.'s models for :func:`reproducer.fit.fit`, trained with Eq. 11 on ``data.pairs``
+    (:func:`reproducer.data.pairs.training_pairs`), word embeddings initialised from ``data.vectors``. A variant is a
+    name of :data:`VARIANTS` or the options of :class:`~reproducer.encoders.compositional.CompositionalConfig`
+    (``kind``, ``layers``, ``activation``, ``output_gate``). The test-time encoder is a
+    :class:`~reproducer.encoders.trained.TokenEncoder` (savable)."""
 
-    vectors = (train_word2vec(CorpusConfig(max_books=3), Word2VecConfig(vector_size=32), progress=False)
-               if preset.name == "smoke" else train_word2vec(progress=False))
-    return TrainingData(pairs=training_pairs(preset.wiki_min_score), vectors=vectors)
+    name, presets, variants = "paraphrastic", PRESETS, VARIANTS
+
+    def training_data(self, variant: str, preset: ParaphrasticPreset):
+        """As chapter 03 builds it: the training pairs at the preset's ``wiki_min_score`` and our 300-d word2vec as
+        initial vectors (at ``smoke``, a 32-d word2vec of 3 books)."""
+        from reproducer.data.vectors import Word2VecConfig, train_word2vec
+
+        vectors = (train_word2vec(CorpusConfig(max_books=3), Word2VecConfig(vector_size=32), progress=False)
+                   if preset.name == "smoke" else train_word2vec(progress=False))
+        return TrainingData(pairs=training_pairs(preset.wiki_min_score), vectors=vectors)
+
+    def options(self, variant: str | dict) -> dict:
+        """The :class:`~reproducer.encoders.compositional.CompositionalConfig` options of ``variant``."""
+        options = VARIANTS.get(variant) if isinstance(variant, str) else dict(variant)
+        if options is None:
+            raise ReproducerError(f"Unknown paraphrastic model {variant!r}; choose one of {', '.join(VARIANTS)}.")
+        return options
+
+    def check_variant(self, variant) -> None:
+        self.options(variant)
+
+    def label(self, variant) -> str:
+        return self.options(variant)["kind"]
+
+    def build(self, variant: str | dict, preset: ParaphrasticPreset, data, *, device, seed: int = 0):
+        options, pairs, vectors = self.options(variant), data.pairs, data.vectors
+        vocab, table = initial_vocabulary(vectors, pairs, preset.vocab_size, seed)
+        config = CompositionalConfig(options["kind"], len(vocab), vectors.dim, layers=options.get("layers", 1),
+                                     activation=options.get("activation"), output_gate=options.get("output_gate", True))
+        encoder = CompositionalEncoder(config, table)
+        model = ParaphraseModel(encoder, delta=preset.delta, mode=preset.negatives, lambda_c=preset.lambda_c,
+                                lambda_w=preset.lambda_w, train_words=preset.train_words, seed=seed).to(device)
+        return model, TokenEncoder(encoder, vocab, options["kind"], device=device)
+
+    def sampler(self, variant, preset: ParaphrasticPreset, data, seed: int = 0, encoder=None):
+        """Minibatches of pairs, as ids of the vocabulary :meth:`build` made (``encoder.vocab``)."""
+        if encoder is None:
+            raise ReproducerError("The paraphrastic batches are ids of the vocabulary a model was built with: pass "
+                                  "the encoder that build() returned.")
+        return PairSampler(data.pairs, encoder.vocab, preset.batch_size, max_len=preset.max_len, seed=seed)
+
+    def batch_flops(self, module: ParaphraseModel, batch) -> float:
+        return batch_flops(module, batch)
 
 
-def fit_paraphrastic(variant: str | dict, preset: ParaphrasticPreset, data, *, checkpoint=None, evaluate=None,
-                     seed: int = 0, device=None, progress: bool = True):
-    """Train one of Wieting et al.'s models with Eq. 11 on ``data.pairs`` (:func:`reproducer.data.pairs.training_pairs`;
-    ``data`` a :class:`~reproducer.data.training_data.TrainingData`), word embeddings initialised from ``data.vectors``.
-    ``variant``: a name of :data:`VARIANTS` or the options of
-    :class:`~reproducer.encoders.compositional.CompositionalConfig` (``kind``, ``layers``, ``activation``,
-    ``output_gate``). The test-time encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` (savable);
-    ``evaluate(fitted, step)`` as in :func:`reproducer.train.fit_module`. Returns a :class:`~reproducer.train.Fitted`."""
-    options = VARIANTS.get(variant) if isinstance(variant, str) else dict(variant)
-    if options is None:
-        raise ReproducerError(f"Unknown paraphrastic model {variant!r}; choose one of {', '.join(VARIANTS)}.")
-    kind = options["kind"]
-    pairs, vectors = data.pairs, data.vectors
-    seed_everything(seed)
-    vocab, table = initial_vocabulary(vectors, pairs, preset.vocab_size, seed)
-    config = CompositionalConfig(kind, len(vocab), vectors.dim, layers=options.get("layers", 1),
-                                 activation=options.get("activation"), output_gate=options.get("output_gate", True))
-    encoder = CompositionalEncoder(config, table)
-    model = ParaphraseModel(encoder, delta=preset.delta, mode=preset.negatives, lambda_c=preset.lambda_c,
-                            lambda_w=preset.lambda_w, train_words=preset.train_words, seed=seed)
-    device = default_device(device)
-    model.to(device)
-    wrapped = TokenEncoder(encoder, vocab, kind, device=device)
-    sampler = PairSampler(pairs, vocab, preset.batch_size, max_len=preset.max_len, seed=seed)
-    return fit_module(model, wrapped, sampler.batch, preset, name=kind, checkpoint=checkpoint, evaluate=evaluate,
-                      seed=seed, device=device, progress=progress)
+#: Wieting et al.'s objective (:func:`reproducer.fit.fit`).
+OBJECTIVE = ParaphrasticObjective()
 
 
 def norm_weighted_vectors(vocab, initial, trained, name: str = "initial x trained weight"):

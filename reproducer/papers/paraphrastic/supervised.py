@@ -16,6 +16,7 @@ the encoder comes from PPDB training, and ``anchor="zero"`` for plain L2), ``λ_
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import torch
@@ -27,8 +28,9 @@ from reproducer.data.loaders import load_sick, load_sst2
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.protocols import score_distribution
 from reproducer.papers.paraphrastic.objective import Snapshot, squared_distance
-from reproducer.runtime import default_device, inference
-from reproducer.train import TrainConfig, train
+from reproducer.fit import Objective
+from reproducer.runtime import inference
+from reproducer.train import Preset
 
 TASK_CLASSES = {"relatedness": 5, "entailment": 3, "sentiment": 2}
 ENTAILMENT = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
@@ -222,31 +224,50 @@ def score_replicates(task: str, items: dict, resamples: int = 1000) -> list[floa
     return [float(f"{v:.4g}") for v in replicates]
 
 
-def fit_supervised(model: SupervisedModel, vocab, data: dict, *, epochs: int = 10, batch_size: int = 50,
-                   lr: float = 0.05, optimizer: str = "adagrad", seed: int = 0, device=None, workdir=None,
-                   progress: bool = False, resamples: int = 1000) -> dict:
-    """Train ``model`` on ``data["train"]`` for ``epochs`` (the paper: 10), keep the epoch with the best dev
-    score, and report it: ``{"dev": ..., "test": ..., "epoch": ..., "curve": [(epoch, dev), ...], "replicates": [...]}``
-    (``resamples`` paired bootstrap replicates of the test score: :func:`score_replicates`).
-    Training goes through :func:`reproducer.train.train` one epoch at a time, resuming from a checkpoint in
-    ``workdir`` (a temporary folder by default), so the optimiser state carries over between epochs."""
+class EpochTraining(Objective):
+    """A :class:`SupervisedModel` as a :class:`~reproducer.fit.Objective` (variant: its task), so that Table 5's
+    models train through :func:`reproducer.fit.fit` like every other model of the book: ``make()`` builds the model
+    (the seed just set), ``batches`` are the training split's (a :class:`LabelledSampler`)."""
+
+    name, variants = "supervised", {task: f"Table 5, {task}" for task in TASK_CLASSES}
+
+    def __init__(self, make: Callable[[], SupervisedModel], batches: LabelledSampler):
+        self.make, self.batches = make, batches
+
+    def build(self, variant, preset, data, *, device, seed: int = 0):
+        return self.make().to(device), None
+
+    def sampler(self, variant, preset, data, seed: int = 0, encoder=None):
+        return self.batches
+
+
+def fit_supervised(make: Callable[[], SupervisedModel], task: str, vocab, data: dict, *, epochs: int = 10,
+                   batch_size: int = 50, lr: float = 0.05, optimizer: str = "adagrad", seed: int = 0, device=None,
+                   workdir=None, progress: bool = False, resamples: int = 1000) -> dict:
+    """Train the model ``make()`` builds (a :class:`SupervisedModel` of ``task``) on ``data["train"]`` for ``epochs``
+    (the paper: 10), keep the epoch with the best dev score, and report it: ``{"dev": ..., "test": ...,
+    "epoch": ..., "curve": [(epoch, dev), ...], "replicates": [...]}`` (``resamples`` paired bootstrap replicates of
+    the test score: :func:`score_replicates`).
+    Training goes through :func:`reproducer.fit.fit` (which seeds with ``seed`` and builds the model) one epoch at a
+    time, resuming from a checkpoint in ``workdir`` (a temporary folder by default), so the optimiser state carries
+    over between epochs exactly as in one run."""
     import copy
     import tempfile
     from pathlib import Path
 
+    from reproducer.fit import fit
 
-    device = default_device(device)
-    model.to(device)
-    samplers = {split: LabelledSampler(*data[split], vocab, model.task, min(batch_size, len(data[split][0])), seed=seed)
+    samplers = {split: LabelledSampler(*data[split], vocab, task, min(batch_size, len(data[split][0])), seed=seed)
                 for split in ("train", "dev", "test")}
+    objective = EpochTraining(make, samplers["train"])
     best, curve = None, []
     with tempfile.TemporaryDirectory() as tmp:
-        checkpoint = Path(workdir or tmp) / f"supervised-{model.task}.train.pt"
+        checkpoint = Path(workdir or tmp) / f"supervised-{task}.train.pt"
         for epoch in range(1, epochs + 1):
-            config = TrainConfig(lr=lr, optimizer=optimizer, clip=1e9, seed=seed,
-                                 max_steps=epoch * samplers["train"].steps_per_epoch)
-            train(model, samplers["train"].batch, config, checkpoint=checkpoint, device=device, progress=progress,
-                  desc=f"{model.task} epoch {epoch}")
+            preset = Preset(name=f"epoch {epoch}", lr=lr, optimizer=optimizer, clip=1e9,
+                            max_steps=epoch * samplers["train"].steps_per_epoch)
+            model = fit(objective, task, preset, data, checkpoint=checkpoint, seed=seed, device=device,
+                        progress=progress).module
             dev = score(model, samplers["dev"], data["dev"][1])
             curve.append((epoch, dev))
             if best is None or dev > best[1]:

@@ -8,10 +8,18 @@
 """
 from reproducer.papers import Family, Line, Model, Paper, family_models
 
+
+def objective():
+    """The paper's :class:`~reproducer.fit.Objective`, imported on first use (the registry is read without torch)."""
+    from reproducer.papers.quick_thoughts.objective import OBJECTIVE
+
+    return OBJECTIVE
+
+
 PAPER = Paper(
     key="logeswaran2018", citation="Logeswaran & Lee 2018", label="Logeswaran 2018", title="Quick-Thoughts",
     chapter="02_quick_thoughts",
-    families=(Family("quick-thought", "reproducer.papers.quick_thoughts.objective", "fit_quick_thought"),),
+    families=(Family("quick-thought", objective),),
     models=(
         *family_models([("uni-QT", ("uni-QT",), "[f; g], two GRUs (Tang & de Sa's QT RNN is combine-QT)"),
                         ("bi-QT", ("bi-QT",), "[f; g], two bidirectional GRUs"),

@@ -253,7 +253,7 @@ class QuickThoughtModels(ChapterModels):
         return held_out_loss(family_of(family).held_out_batches(variant, settings, self.data))
 
     def fit(self, name: str):
-        """The :class:`~reproducer.train.Fitted` model ``name`` (``ST``, a Quick-Thoughts variant, or one of
+        """The :class:`~reproducer.fit.Fitted` model ``name`` (``ST``, a Quick-Thoughts variant, or one of
         :attr:`sizes`), trained or reloaded by ``run.model``; its encoder carries the name. Every model but MC-QT
         records its held-out loss at the preset's evaluation points; uni-QT's input encoder ``f`` and ST are also
         scored on the curve tasks (Figure 2)."""

@@ -34,8 +34,8 @@ from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
 from reproducer.errors import ReproducerError
 from reproducer.flops import rnn_token_macs, training_flops
 from reproducer.objectives.context import context_loss, context_targets
-from reproducer.runtime import default_device, seed_everything
-from reproducer.train import Preset, fit_module
+from reproducer.fit import Objective
+from reproducer.train import Preset
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,42 +141,42 @@ def build_quick_thought(variant: str, preset, vocab_size: int, pretrained=None) 
     raise ReproducerError(f"Unknown Quick-Thoughts variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
 
 
-def training_data(variant: str, preset: QuickThoughtPreset):
-    """What :func:`fit_quick_thought` reads at ``preset``, as chapter 02 builds it: the training split as ids of its
-    ``vocab_size`` most frequent words; for MC-QT, ids of that vocabulary followed by every other GloVe word."""
-    data, corpus = corpus_word_ids(preset.max_books, preset.vocab_size)
-    if variant != "MC-QT":
-        return data
+class QuickThoughtObjective(Objective):
+    """Quick-Thoughts for :func:`reproducer.fit.fit`: uni-QT, bi-QT, BoW-QT and MC-QT on contiguous batches of the
+    corpus; the test-time encoder is ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`)."""
 
-    return with_pretrained_channel(corpus, data, load_glove())
+    name, presets, variants = "quick-thought", PRESETS, VARIANTS
+
+    def training_data(self, variant: str, preset: QuickThoughtPreset):
+        """As chapter 02 builds it: the training split as ids of its ``vocab_size`` most frequent words; for MC-QT,
+        ids of that vocabulary followed by every other GloVe word (``data.pretrained``)."""
+        data, corpus = corpus_word_ids(preset.max_books, preset.vocab_size)
+        if variant != "MC-QT":
+            return data
+        return with_pretrained_channel(corpus, data, load_glove())
+
+    def build(self, variant: str, preset: QuickThoughtPreset, data, *, device, seed: int = 0):
+        model = build_quick_thought(variant, preset, len(data.vocab), data.pretrained).to(device)
+        ids_vocab = data.pretrained[0] if variant == "MC-QT" else data.vocab
+        encoder = ConcatEncoder([TokenEncoder(model.f, ids_vocab, f"{variant}.f", device=device),
+                                 TokenEncoder(model.g, ids_vocab, f"{variant}.g", device=device)], variant)
+        return model, encoder
+
+    def sampler(self, variant: str, preset: QuickThoughtPreset, data, seed: int = 0, encoder=None):
+        """Contiguous sentences of one book at a time (also the held-out batches of a training curve)."""
+        return ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
+
+    def held_out_data(self, variant: str, preset: QuickThoughtPreset, data):
+        """The held-out books as ids of the training vocabulary ``data.vocab`` (not for MC-QT, whose ids include the
+        pretrained channel's)."""
+        if variant == "MC-QT":
+            raise ReproducerError("MC-QT has no held-out loss here: its ids include the pretrained channel's "
+                                  "vocabulary.")
+        return held_out_ids(data, preset.max_books)
+
+    def batch_flops(self, module: QuickThought, batch) -> float:
+        return batch_flops(module, batch)
 
 
-def sampler(variant: str, preset: QuickThoughtPreset, data, seed: int = 0):
-    """The step-indexed batches of contiguous sentences :func:`fit_quick_thought` trains on (also the held-out batches
-    of a training curve: :meth:`reproducer.models.Family.held_out_batches`)."""
-    return ContiguousSampler(data.tokenized, preset.batch_size, max_len=preset.max_len, seed=seed)
-
-
-def held_out_data(variant: str, preset: QuickThoughtPreset, data):
-    """The held-out books as ids of the training vocabulary ``data.vocab`` (not for MC-QT, whose ids include the
-    pretrained channel's)."""
-    if variant == "MC-QT":
-        raise ReproducerError("MC-QT has no held-out loss here: its ids include the pretrained channel's vocabulary.")
-    return held_out_ids(data, preset.max_books)
-
-
-def fit_quick_thought(variant: str, preset: QuickThoughtPreset, data, *, checkpoint=None, evaluate=None,
-                      seed: int = 0, device=None, progress: bool = True):
-    """Train one QT variant on contiguous batches of ``data.tokenized`` (a
-    :class:`~reproducer.data.training_data.TrainingData`: ids of ``data.vocab``; for MC-QT, ids of the big vocabulary of ``data.pretrained``). The test-time encoder is
-    ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`); ``evaluate(fitted, step)`` scores it
-    during training. Returns a :class:`~reproducer.train.Fitted`."""
-    seed_everything(seed)
-    model = build_quick_thought(variant, preset, len(data.vocab), data.pretrained)
-    device = default_device(device)
-    model.to(device)
-    ids_vocab = data.pretrained[0] if variant == "MC-QT" else data.vocab
-    encoder = ConcatEncoder([TokenEncoder(model.f, ids_vocab, f"{variant}.f", device=device),
-                             TokenEncoder(model.g, ids_vocab, f"{variant}.g", device=device)], variant)
-    return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
-                      seed=seed, device=device, progress=progress)
+#: The Quick-Thoughts objective (:func:`reproducer.fit.fit`).
+OBJECTIVE = QuickThoughtObjective()

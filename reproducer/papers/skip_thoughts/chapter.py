@@ -65,7 +65,7 @@ class SkipThoughtModels(ChapterModels):
                 "extra_tasks": list(self.extra_tasks), "device": str(default_device())}
 
     def fit(self, name: str):
-        """The :class:`~reproducer.train.Fitted` ``uni-skip`` or ``bi-skip``: this kernel's, else trained (resuming
+        """The :class:`~reproducer.fit.Fitted` ``uni-skip`` or ``bi-skip``: this kernel's, else trained (resuming
         from its checkpoint; a finished one is reloaded)."""
         from reproducer.evaluate.training_curve import combined, curve_scores, held_out_loss
 

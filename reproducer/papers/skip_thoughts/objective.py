@@ -37,8 +37,8 @@ from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
 from reproducer.flops import rnn_token_macs, training_flops
-from reproducer.runtime import default_device, seed_everything
-from reproducer.train import Preset, fit_module
+from reproducer.fit import Objective
+from reproducer.train import Preset
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -198,34 +198,34 @@ def build_skip_thought(variant: str, preset: SkipThoughtPreset, vocab_size: int)
     return SkipThought(SkipThoughtConfig(encoder, preset.decoder_hidden))
 
 
-def training_data(variant: str, preset: SkipThoughtPreset):
-    """What :func:`fit_skip_thought` reads at ``preset``, as chapter 01 builds it: the training split of the corpus
-    as ids of its ``vocab_size`` most frequent words."""
-    return corpus_word_ids(preset.max_books, preset.vocab_size)[0]
+class SkipThoughtObjective(Objective):
+    """Skip-thoughts for :func:`reproducer.fit.fit`: uni-skip and bi-skip on (previous, sentence, next) triples of
+    the corpus; the test-time encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's
+    current weights."""
+
+    name, presets, variants = "skip-thought", PRESETS, VARIANTS
+
+    def training_data(self, variant: str, preset: SkipThoughtPreset):
+        """As chapter 01 builds it: the training split of the corpus as ids of its ``vocab_size`` most frequent
+        words."""
+        return corpus_word_ids(preset.max_books, preset.vocab_size)[0]
+
+    def build(self, variant: str, preset: SkipThoughtPreset, data, *, device, seed: int = 0):
+        model = build_skip_thought(variant, preset, len(data.vocab)).to(device)
+        return model, TokenEncoder(model.encoder, data.vocab, variant, device=device)
+
+    def sampler(self, variant: str, preset: SkipThoughtPreset, data, seed: int = 0, encoder=None):
+        """Triples bucketed by their neighbours' lengths (also the held-out batches of a training curve)."""
+        return TripleSampler(data.tokenized, data.vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
+                             n_sampled=preset.n_sampled, bucket=preset.bucket)
+
+    def held_out_data(self, variant: str, preset: SkipThoughtPreset, data):
+        """The held-out books as ids of the training vocabulary ``data.vocab``."""
+        return held_out_ids(data, preset.max_books)
+
+    def batch_flops(self, module: SkipThought, batch) -> float:
+        return batch_flops(module, batch)
 
 
-def sampler(variant: str, preset: SkipThoughtPreset, data, seed: int = 0):
-    """The step-indexed batches :func:`fit_skip_thought` trains on (also the held-out batches of a training curve:
-    :meth:`reproducer.models.Family.held_out_batches`)."""
-    return TripleSampler(data.tokenized, data.vocab, preset.batch_size, max_len=preset.max_len, seed=seed,
-                         n_sampled=preset.n_sampled, bucket=preset.bucket)
-
-
-def held_out_data(variant: str, preset: SkipThoughtPreset, data):
-    """The held-out books as ids of the training vocabulary ``data.vocab``."""
-    return held_out_ids(data, preset.max_books)
-
-
-def fit_skip_thought(variant: str, preset: SkipThoughtPreset, data, *, checkpoint=None, evaluate=None, seed: int = 0,
-                     device=None, progress: bool = True):
-    """Train uni-skip or bi-skip on ``data.tokenized`` (ids of ``data.vocab``: a
-    :class:`~reproducer.data.training_data.TrainingData`); resume from ``checkpoint`` when present. The test-time
-    encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's current weights; ``evaluate(fitted, step)``
-    scores it for the training curve. Returns a :class:`~reproducer.train.Fitted`."""
-    seed_everything(seed)
-    model = build_skip_thought(variant, preset, len(data.vocab))
-    device = default_device(device)
-    model.to(device)
-    encoder = TokenEncoder(model.encoder, data.vocab, variant, device=device)
-    return fit_module(model, encoder, sampler(variant, preset, data, seed).batch, preset, name=variant, checkpoint=checkpoint, evaluate=evaluate,
-                      seed=seed, device=device, progress=progress)
+#: The skip-thought objective (:func:`reproducer.fit.fit`).
+OBJECTIVE = SkipThoughtObjective()
