@@ -420,7 +420,7 @@ def cmd_bench_epoch(args) -> int:
 
 
 def cmd_bench_widths(args) -> int:
-    from reproducer.bench import bench_widths
+    from reproducer.papers.widths import bench_widths
 
     out = bench_widths(args.objectives.split(","), hidden=args.hidden, word_dim=args.word_dim, vocab_size=args.vocab,
                       seconds=args.seconds, max_books=args.max_books, n_sampled=args.n_sampled, device=args.device,

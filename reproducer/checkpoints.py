@@ -105,7 +105,7 @@ def identity(path: str | Path) -> str | None:
     map without loading the payload (milliseconds for any size); the SHA-256 of the whole file for one written before
     digests or one that cannot be read; ``None`` when there is no file. Training rewrites a checkpoint only when it
     trains (or logs) something, so the identity changes exactly when the model does — what the notebooks' results
-    cache keys a model's results by (:meth:`reproducer.notebook.NotebookRun.model`)."""
+    cache keys a model's results by (:meth:`reproducer.results_store.NotebookRun.model`)."""
     path = Path(path)
     if not path.is_file():
         return None

@@ -33,7 +33,11 @@ class Objective:
     - ``presets``: scale name → :class:`~reproducer.train.Preset` subclass instance (``smoke``, ``quick``, ``default``,
       ``paper``); ``variants``: variant name → what it is;
     - ``fit_options``: keyword arguments of :meth:`build` its chapter trains with (e.g. the autoencoders'
-      test-time ``normalize_halves``).
+      test-time ``normalize_halves``);
+    - ``reads``: what its training data is made of, ``"books"`` (sentences of the corpus) or ``"pairs"`` (paraphrase
+      pairs); ``inputs``: what it does with word vectors, ``"learned"`` (embeddings learned from the text),
+      ``"fixed"`` (pre-trained vectors, never updated) or ``"initialised"`` (starting from pre-trained vectors). The
+      tools build its data from these (the GPU pack), never from its name.
 
     Methods: :meth:`training_data`, :meth:`build`, :meth:`sampler`, :meth:`batch_flops` (required) and
     :meth:`held_out_data`, :meth:`label` (optional). The loss is the built module's ``forward(batch)``.
@@ -43,6 +47,8 @@ class Objective:
     presets: dict[str, Preset] = {}
     variants: dict[str, Any] = {}
     fit_options: dict[str, Any] = {}
+    reads: str = "books"
+    inputs: str = "learned"
 
     def training_data(self, variant, preset):
         """What ``variant`` trains on at ``preset``, built as its chapter builds it (a

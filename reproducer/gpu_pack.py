@@ -100,10 +100,10 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     """Write the pack of ``scale`` (``"paper"``: the whole corpus; ``"smoke"``: 3 books, for the dry run) into
     ``out``; reuse it when it is complete and of the same scale and version. Refuses a pack above
     :data:`MAX_PACK_BYTES`. Returns ``out``."""
+    from reproducer import models
     from reproducer.data.corpus import CorpusConfig, load_corpus
     from reproducer.data.pairs import training_pairs
     from reproducer.data.vocab import Vocabulary
-    from reproducer.papers.paraphrastic.objective import PRESETS as PP_PRESETS
 
     if scale not in SCALES:
         raise ReproducerError(f"Unknown pack scale {scale!r}; choose one of {', '.join(SCALES)}.")
@@ -131,8 +131,9 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     _write_xz(out / "corpus.npz.xz", buffer.getvalue())
     say(f"corpus: {len(arrays['train_lengths']):,} training sentences, {len(arrays['train_ids']):,} tokens")
     _write_xz(out / "vocab.txt.xz", "\n".join(vocab.itos).encode())
+    on_pairs = [f for f in models.FAMILIES.values() if f.objective().reads == "pairs"]  # their presets' pairs
     pairs = {str(p.wiki_min_score): [[t.a, t.b] for t in training_pairs(p.wiki_min_score)]
-             for p in PP_PRESETS.values()}
+             for f in on_pairs for p in f.presets.values()}
     _write_xz(out / "pairs.json.xz", json.dumps(pairs).encode())
     _data_tar(out / "data.tar.xz", DATASETS)
     (out / "site").mkdir(exist_ok=True)
@@ -254,21 +255,21 @@ class Pack:
         Quick-Thoughts and skip-thought; for consensus and the autoencoders the real corpus over every packed word
         with :meth:`random_vectors` as their fixed vectors; for the paraphrastic family the real pairs with random
         initial vectors. A :class:`~reproducer.data.training_data.TrainingData`."""
+        from reproducer import models
         from reproducer.data.training_data import TrainingData
         from reproducer.data.vectors import WordVectors
         from reproducer.data.vocab import SPECIALS
 
         if variant == "MC-QT":
             raise ReproducerError("MC-QT reads GloVe, which the pack does not carry.")
-        if family in ("quick-thought", "skip-thought"):
-            return TrainingData(tokenized=self.word_ids(split, preset.vocab_size),
-                                vocab=self.vocabulary(preset.vocab_size))
-        if family in ("consensus", "autoencoder"):
-            return TrainingData(tokenized=self.word_ids(split), vocab=self.vocabulary(),
-                                vectors=self.random_vectors(preset.word2vec_dim))
-        if family == "paraphrastic":
+        objective = models.family(family).objective()  # what it reads, as its objective declares it
+        if objective.reads == "pairs":
             words = self.words[len(SPECIALS):]
             vectors = WordVectors(words, self.random_vectors(self.meta["word_dim"])[len(SPECIALS):], name="random")
             return TrainingData(pairs=self.pairs(preset.wiki_min_score), vectors=vectors)
-        raise ReproducerError(f"Unknown model family {family!r}.")
+        if objective.inputs == "fixed":
+            return TrainingData(tokenized=self.word_ids(split), vocab=self.vocabulary(),
+                                vectors=self.random_vectors(preset.word2vec_dim))
+        return TrainingData(tokenized=self.word_ids(split, preset.vocab_size),
+                            vocab=self.vocabulary(preset.vocab_size))
 

@@ -1,6 +1,6 @@
 """Training one model of the book outside its notebook: ``python -m reproducer train MODEL --preset P``.
 
-The run writes what the chapter's notebook would (:meth:`reproducer.notebook.NotebookRun.model`): the training
+The run writes what the chapter's notebook would (:meth:`reproducer.results_store.NotebookRun.model`): the training
 checkpoint ``<out>/checkpoints/<slug>.train.pt`` and the encoder bundle ``<out>/checkpoints/<slug>.encoder.pt``, where
 ``<out>`` is ``results/<chapter>/<preset>/`` unless given (``<preset>+seed=K/`` for a seed K other than 0, the folder of
 the notebook executed with ``-p seed K``); beside them ``<slug>.log.json``, the training log. Re-run, it resumes from
@@ -26,7 +26,7 @@ from pathlib import Path
 from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.files import check_writable, write_json
 from reproducer.models import family, model
-from reproducer.notebook import folder_label, model_files, results_root
+from reproducer.results_store import RunSpec, model_files
 from reproducer.presets import preset as preset_of
 from reproducer.runtime import default_device
 from reproducer.train import world
@@ -90,13 +90,12 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
         what = "a baseline (nothing to train)" if entry.family == "baseline" else f"a combination of {entry.parts}"
         raise ReproducerError(f"{name} is {what}: train {' and '.join(entry.parts) or 'another model'} instead.")
     fam = family(entry.family)
-    settings = preset_of(fam.name, preset, **{**entry.overrides, **overrides})
+    settings = entry.budgeted(preset_of(fam.name, preset, **overrides))  # the model's budget, as its chapter's
     if seconds is not None or steps is not None:  # a budget given replaces the preset's whole budget
         settings = dataclasses.replace(settings, max_seconds=seconds, max_steps=steps)
     device = _distributed(device)
     rank, size = world()
-    folder = preset if seed == 0 else f"{preset}+{folder_label({'seed': seed})}"  # the notebook's folder for -p seed
-    files = model_files(Path(out) if out else results_root() / fam.chapter / folder, name)
+    files = model_files(Path(out) if out else RunSpec(fam.chapter, preset, seed).folder, name)  # the notebook's
     for what, path in files.items():  # before the training, not at its end
         check_writable(path, f"{what} file")
     files["train"].parent.mkdir(parents=True, exist_ok=True)

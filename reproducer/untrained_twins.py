@@ -25,12 +25,9 @@ from reproducer.fit import Fitted
 
 
 def family_inputs(family: str) -> str:
-    """What family ``family`` does with word vectors (:data:`reproducer.papers.INPUTS`), as its paper declares for its
-    chapter 06 line: ``"learned"``, ``"fixed"`` or ``"initialised"``."""
-    declared = {line.family: line.inputs for paper in models.DECLARATIONS.values() for line in paper.lines}
-    if family not in declared:
-        raise ReproducerError(f"No paper declares what the {family} family does with word vectors.")
-    return declared[family]
+    """What family ``family`` does with word vectors (:data:`reproducer.papers.INPUTS`), as its objective declares it
+    (:attr:`reproducer.fit.Objective.inputs`): ``"learned"``, ``"fixed"`` or ``"initialised"``."""
+    return models.family(family).objective().inputs
 
 
 def twin_name(name: str, vectors: str | None = None) -> str:
@@ -43,8 +40,8 @@ def twin_name(name: str, vectors: str | None = None) -> str:
 def untrained_twin(name: str, preset, data, *, seed: int = 0, word_vectors: WordVectors | None = None,
                    device=None):
     """Model ``name`` (:data:`reproducer.models.MODELS`) at initialisation: its test-time encoder as its family builds
-    it under ``preset`` (a :class:`~reproducer.presets.Preset` of that family; the model's own ``overrides`` are
-    applied) on ``data`` (what it trains on: :meth:`~reproducer.papers.Family.training_data`, for its vocabulary)
+    it under ``preset`` (a :class:`~reproducer.presets.Preset` of that family; its budget does not matter: no step
+    is taken) on ``data`` (what it trains on: :meth:`~reproducer.papers.Family.training_data`, for its vocabulary)
     with ``seed``, before any step. ``word_vectors`` (learned-embedding families only) replaces the random embedding
     rows of every vocabulary word they hold. Its name is ``"<name> (untrained)"``, or ``"<name> (untrained,
     <vectors' name>)"``."""
@@ -58,7 +55,6 @@ def untrained_twin(name: str, preset, data, *, seed: int = 0, word_vectors: Word
     if model.parts:
         return ConcatEncoder([untrained_twin(p, preset, data, seed=seed, word_vectors=word_vectors, device=device)
                               for p in model.parts], label)
-    preset = preset.with_overrides(**model.overrides) if model.overrides else preset
     fitted: Fitted = models.family(model.family).untrained(model.variant, preset, data, seed=seed, device=device)
     encoder = fitted.encoder
     if word_vectors is not None:

@@ -40,10 +40,11 @@ SECTIONS = [
     ("Evaluation", "SentEval-style transfer tasks, STS, protocols and the uncertainty of a score.",
      ["reproducer.evaluate"]),
     ("Reporting and the book", "Published numbers, tables, claims, the comparison chapter and the notebook runtime.",
-     ["reproducer.report", "reproducer.notebook", "reproducer.train_command"]),
+     ["reproducer.report", "reproducer.notebook", "reproducer.results_store", "reproducer.plot_style",
+      "reproducer.train_command"]),
     ("Utilities", "Devices and seeds, atomic files, errors, the library's log lines, the GPU pack and plan.",
-     ["reproducer.runtime", "reproducer.files", "reproducer.errors", "reproducer.log", "reproducer.gpu_pack",
-      "reproducer.gpu_run"]),
+     ["reproducer.runtime", "reproducer.files", "reproducer.errors", "reproducer.log", "reproducer.gpu_plans",
+      "reproducer.gpu_pack", "reproducer.gpu_run"]),
 ]
 INTRO = """# API reference
 

@@ -2,14 +2,14 @@
 (``X.json`` -> ``X.json.gz``, ``X.csv`` -> ``X.csv.gz``), as the library now writes them: the same bytes once
 decompressed, so every number stays what the notebooks computed. A result recorded in its folder's manifest
 (``cache_keys.json``) keeps its key and the checkpoints it was computed from, and gets the digest of its new form, so
-the notebooks still reuse it (:func:`reproducer.notebook.compress_stored`). The manifests, ``settings.json`` and
+the notebooks still reuse it (:func:`reproducer.results_store.compress_stored`). The manifests, ``settings.json`` and
 ``parameters.json`` stay plain. Run from the repository root: ``python scripts/compress_results.py``."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from reproducer.notebook import KEY_FILE, compress_stored
+from reproducer.results_store import KEY_FILE, compress_stored
 
 
 def main(root: str = "results") -> int:

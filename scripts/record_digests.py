@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from reproducer.notebook import KEY_FILE, record_digests
+from reproducer.results_store import KEY_FILE, record_digests
 
 
 def main(root: str = "results") -> int:

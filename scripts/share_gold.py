@@ -2,14 +2,14 @@
 now writes them: each test set's gold scores once per results folder (``<folder>/gold/<sha256>.json``) instead of once
 per encoder scored on it, and the same value once read, so every number stays what the notebooks computed. A result
 recorded in its folder's manifest (``cache_keys.json``) keeps its key and the checkpoints it was computed from, and
-gets the digest of its new form, so the notebooks still reuse it (:func:`reproducer.notebook.share_stored`). Run from
+gets the digest of its new form, so the notebooks still reuse it (:func:`reproducer.results_store.share_stored`). Run from
 the repository root: ``python scripts/share_gold.py``."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from reproducer.notebook import KEY_FILE, share_stored
+from reproducer.results_store import KEY_FILE, share_stored
 
 
 def main(root: str = "results") -> int:

@@ -1,7 +1,7 @@
 """Stamp the committed results of the book's runs with the key that produced them.
 
 A notebook reuses a stored result only when the folder's ``cache_keys.json`` records it under the key the notebook
-computes now (:func:`reproducer.notebook.result_key`: the preset, the parameters, the declared settings). Results
+computes now (:func:`reproducer.results_store.result_key`: the preset, the parameters, the declared settings). Results
 stored before keys were recorded have none, so the next execution would recompute them all. This script records,
 for each notebook of ``notebooks/``, in its book run's folder ``results/<notebook>/default/``, the key the notebook
 computes there now: every parameter at its default, and the settings read from that folder's ``settings.json``
@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reproducer.notebook import (KEY_FILE, book_key, key_difference, read_keys, record_keys,  # noqa: E402
-                                 results_root)
+from reproducer.notebook import book_key  # noqa: E402
+from reproducer.results_store import KEY_FILE, key_difference, read_keys, record_keys, results_root  # noqa: E402
 
 PRESET = "default"  # the book's committed runs
 NOT_RESULTS = {KEY_FILE, "settings.json", "parameters.json"}

@@ -23,7 +23,7 @@ from reproducer.encoders.bundles import load_encoder  # noqa: E402
 from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.files import read_json  # noqa: E402
 from reproducer.evaluate import Results  # noqa: E402
-from reproducer.notebook import NotebookRun  # noqa: E402
+from reproducer.results_store import NotebookRun  # noqa: E402
 from reproducer.papers.mean_max_aae.objective import PRESETS, build_autoencoder, held_out_statistics  # noqa: E402
 from reproducer.papers.mean_max_aae import chapter as aae  # noqa: E402
 from reproducer.papers.mean_max_aae.training import (AutoencoderData, attention_maps, curve_point,  # noqa: E402

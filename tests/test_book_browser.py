@@ -191,7 +191,7 @@ CHAPTERS = ["notebooks/00_data.html", "notebooks/00b_baselines.html", "notebooks
 #: The first screen of a 1280-px-wide window (a laptop's): where a chapter's claims box must start.
 FIRST_SCREEN = 1000
 #: The smallest share of its pixels a figure may be shown at: the book draws no text below 10 pt at 110 dpi
-#: (reproducer.notebook.SMALLEST_FONT), which reads at 11 px or more from 72% of its size up.
+#: (reproducer.plot_style.SMALLEST_FONT), which reads at 11 px or more from 72% of its size up.
 SMALLEST_SCALE = 11 / (10 * 110 / 72)
 
 

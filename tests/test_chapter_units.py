@@ -23,7 +23,7 @@ import torch  # noqa: E402
 from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.files import read_json  # noqa: E402
 from reproducer.evaluate.harness import Results  # noqa: E402
-from reproducer.notebook import NotebookRun  # noqa: E402
+from reproducer.results_store import NotebookRun  # noqa: E402
 from reproducer.papers.consensus import chapter as mv  # noqa: E402
 from reproducer.report.claims import Evidence, check  # noqa: E402
 
@@ -470,7 +470,7 @@ def test_autoencoder_seeds_keep_the_pooling_and_the_held_out_batches(nb, monkeyp
 
 
 def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
-    import reproducer.bench
+    import reproducer.papers.widths
     from reproducer.presets import preset
     from reproducer.papers.mean_max_aae import chapter as aae
 
@@ -480,7 +480,7 @@ def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
         calls.append((list(objectives), options))
         return {"runs": [{"objective": o, "seed": options["seed"]} for o in objectives], "ratios": {}}
 
-    monkeypatch.setattr(reproducer.bench, "bench_widths", bench_widths)
+    monkeypatch.setattr(reproducer.papers.widths, "bench_widths", bench_widths)
     settings = preset("autoencoder", "quick")
     out = aae.timing(settings, 30.0, 40, seed=5, repeats=3)
     assert calls[0] == (["aae", "rae", "skip_thought"], {

@@ -220,7 +220,7 @@ def test_training_lowers_the_loss_and_the_encoders_postprocess(tmp_path, books):
 def test_a_later_kernel_reads_a_consensus_row_from_the_saved_views(tmp_path, monkeypatch, books):
     """A notebook executed again (a new kernel, the training checkpoint gone) encodes Table 3's rows from the saved
     bundle: the variant's ViewSet, never retraining it."""
-    from reproducer.notebook import NotebookRun
+    from reproducer.results_store import NotebookRun
     from reproducer.papers.consensus import chapter as mv
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))

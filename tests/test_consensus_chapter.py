@@ -18,7 +18,7 @@ from reproducer.encoders.multiview import ViewSet
 from reproducer.errors import ReproducerError
 from reproducer.evaluate import Results
 from reproducer.evaluate import views
-from reproducer.notebook import NotebookRun
+from reproducer.results_store import NotebookRun
 from reproducer.papers.consensus.objective import VARIANTS, Consensus
 from reproducer.papers.consensus import chapter as multiview
 from reproducer.report.plots import versus_bars

@@ -203,7 +203,7 @@ def test_train_command_writes_the_notebooks_files_and_resumes(tmp_path, capsys):
 
 
 def test_train_command_with_another_seed_trains_in_the_notebooks_folder_for_that_seed(tmp_path, monkeypatch):
-    from reproducer.notebook import NotebookRun
+    from reproducer.results_store import NotebookRun
     from reproducer.train_command import train_model
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from reproducer.errors import ReproducerError
-from reproducer.notebook import NotebookRun
+from reproducer.results_store import NotebookRun
 from reproducer.report import equal_compute as ec
 
 

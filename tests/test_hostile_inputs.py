@@ -167,7 +167,7 @@ def test_a_missing_notebook_is_named(command):
 @pytest.mark.parametrize("manifest", ["", "{\"keys\": {", "[]", "{\"keys\": {}}"])
 def test_a_damaged_manifest_is_a_warning_and_the_result_is_computed_again(tmp_path, monkeypatch, manifest):
     from reproducer.errors import ReproducerWarning
-    from reproducer.notebook import KEY_FILE, NotebookRun
+    from reproducer.results_store import KEY_FILE, NotebookRun
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
     NotebookRun("nb", "smoke").json("metrics", lambda: {"score": 1})
@@ -185,7 +185,7 @@ def test_a_truncated_result_is_computed_again_saying_why(tmp_path, monkeypatch, 
     import pandas as pd
 
     from reproducer.log import log_to
-    from reproducer.notebook import NotebookRun
+    from reproducer.results_store import NotebookRun
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
     monkeypatch.delenv("REPRODUCER_QUIET", raising=False)
@@ -279,7 +279,7 @@ def test_a_hand_edited_result_is_computed_again_not_served(tmp_path, monkeypatch
     import pandas as pd
 
     from reproducer.files import COMPRESS_ABOVE
-    from reproducer.notebook import NotebookRun
+    from reproducer.results_store import NotebookRun
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
     run, folder = NotebookRun("nb", "smoke"), tmp_path / "nb" / "smoke"
@@ -305,7 +305,7 @@ def test_a_hand_edited_result_is_computed_again_not_served(tmp_path, monkeypatch
 def test_results_stored_before_digests_are_reused_and_can_be_given_one(tmp_path, monkeypatch, capsys):
     import json
 
-    from reproducer.notebook import KEY_FILE, NotebookRun, record_digests
+    from reproducer.results_store import KEY_FILE, NotebookRun, record_digests
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
     folder = tmp_path / "nb" / "smoke"
@@ -391,7 +391,7 @@ def test_a_cached_evaluation_is_not_served_once_train_extended_its_checkpoint(tm
     it were the new model's. Re-executed with the checkpoint unchanged (even resumed by ``train`` with nothing left to
     do), everything is reused."""
     from reproducer.checkpoints import identity
-    from reproducer.notebook import NotebookRun, model_files
+    from reproducer.results_store import NotebookRun, model_files
     from reproducer.train_command import train_model
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))

@@ -10,7 +10,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from reproducer.errors import ReproducerError
-from reproducer.notebook import NotebookRun, check_conventions, check_outputs, check_preset, start
+from reproducer.notebook import check_conventions, check_outputs, start
+from reproducer.results_store import NotebookRun, check_preset
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
@@ -165,7 +166,7 @@ class Toy:
 def test_a_model_is_trained_once_and_its_bundle_saved(results):
     import torch
 
-    from reproducer.notebook import slug
+    from reproducer.results_store import slug
     from reproducer.fit import Fitted
 
     run, checkpoints = NotebookRun("01_first", "smoke"), []
@@ -246,7 +247,7 @@ def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still
     so a notebook still reuses it; small results, the manifest and undeclared files stay as they are."""
     import lzma
 
-    from reproducer.notebook import KEY_FILE, compress_stored, read_keys
+    from reproducer.results_store import KEY_FILE, compress_stored, read_keys
 
     run, folder, calls = NotebookRun("01_first", "smoke"), results / "01_first" / "smoke", []
     big, small = {"curve": list(range(3000))}, {"score": 1.0}
@@ -254,7 +255,7 @@ def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still
     run.json("small", lambda: calls.append(2) or small)
     table = pd.DataFrame({"query": ["a long enough query"] * 200, "rank": range(200)})
     (folder / "table.csv").write_text(table.to_csv(index=False))  # a table stored plain, as before the limit moved
-    from reproducer.notebook import record_keys
+    from reproducer.results_store import record_keys
     record_keys(folder, {"table.csv": run.key})
     manifest = read_keys(folder)
     manifest["uses"] = {"big.json": {"01_first/smoke/checkpoints/m.train.pt": "abc"}}  # as if it read a model
@@ -325,7 +326,7 @@ def test_sharing_stored_gold_scores_keeps_values_keys_and_reuse(results):
     them shared, the same value once read, under their recorded key and with a new digest, so a notebook still reuses
     them; results without per-item scores are left as they are."""
     from reproducer.files import write_json
-    from reproducer.notebook import read_keys, record_keys, share_stored
+    from reproducer.results_store import read_keys, record_keys, share_stored
 
     run, folder, calls = NotebookRun("01_first", "smoke"), results / "01_first" / "smoke", []
     gold = [0.5 * i for i in range(3000)]
@@ -349,7 +350,7 @@ def test_committed_results_above_the_limit_are_compressed():
     """Every result a committed manifest records is either small or compressed: the results must leave room for the GPU
     pack in the 64 MiB that travel with a device call (tests/test_gpu_plan.py checks the sum)."""
     from reproducer.files import COMPRESS_ABOVE
-    from reproducer.notebook import KEY_FILE, read_keys
+    from reproducer.results_store import KEY_FILE, read_keys
 
     root = Path(__file__).resolve().parents[1] / "results"
     large = [path for manifest in root.rglob(KEY_FILE) for file in read_keys(manifest.parent)["results"]
@@ -362,7 +363,7 @@ def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
     if compressed, xz-compressed (``scripts/compress_results.py``): each test set's gold scores once per folder, and a
     sixth less than gzip, the room the GPU pack needs beside the repository in one device call."""
     from reproducer.files import _walk_items, read_json, stored_json
-    from reproducer.notebook import KEY_FILE, read_keys
+    from reproducer.results_store import KEY_FILE, read_keys
 
     root = Path(__file__).resolve().parents[1] / "results"
     inline, gzipped = [], []

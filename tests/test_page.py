@@ -104,7 +104,7 @@ def test_the_number_rule_is_stated():
 def test_figures_are_narrowed_and_their_small_text_raised():
     import matplotlib.pyplot as plt
 
-    from reproducer.notebook import FIGURE_WIDTH, SMALLEST_FONT, readable_figure
+    from reproducer.plot_style import FIGURE_WIDTH, SMALLEST_FONT, readable_figure
 
     fig, ax = plt.subplots(figsize=(14, 3.6))
     ax.plot([0, 1], label="a line")

@@ -16,7 +16,7 @@ from reproducer import models
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.tasks import TASKS
 from reproducer.fit import Objective
-from reproducer.papers import Family, Paper, declarations
+from reproducer.papers import INPUTS, Family, Paper, declarations
 from reproducer.presets import SCALES, Preset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +29,7 @@ def check_family(family: Family) -> None:
     assert all(isinstance(p, Preset) and p.name == name for name, p in objective.presets.items()), family.name
     assert isinstance(objective.variants, Mapping) and objective.variants, family.name  # name -> what it is
     assert all(isinstance(v, str) for v in family.variants), family.name
+    assert objective.reads in ("books", "pairs") and objective.inputs in INPUTS, family.name
     for method in ("training_data", "build", "sampler", "batch_flops"):  # the contract's required methods
         assert getattr(type(objective), method) is not getattr(Objective, method), (family.name, method)
     build = inspect.signature(objective.build).parameters
@@ -53,6 +54,8 @@ def check_paper(paper: Paper, notebooks: Path = ROOT / "notebooks") -> None:
         assert set(model.parts) <= names, model
     for line in paper.lines:
         assert line.variant in variants[line.family], line
+        objective = models.family(line.family).objective()  # a line draws what its objective declares
+        assert (line.on_pairs, line.inputs) == (objective.reads == "pairs", objective.inputs), line
     for family_name, variant in paper.bench.values():
         assert variant in variants[family_name], paper.bench
     assert set(paper.tasks) <= set(TASKS), paper.tasks

@@ -18,7 +18,7 @@ from reproducer.data.vocab import SPECIALS, Vocabulary  # noqa: E402
 from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.evaluate.word_neighbours import (MISSING, nearest_words, neighbour_words, weight_extremes,  # noqa: E402
                                                  word_weights)
-from reproducer.notebook import NotebookRun, record_keys, slug  # noqa: E402
+from reproducer.results_store import NotebookRun, record_keys, slug  # noqa: E402
 from reproducer.papers.paraphrastic import chapter as pt, claims as paraphrase_claims, tables as st  # noqa: E402
 from reproducer.report.plots import difference_heatmap, ours_and_paper_lines  # noqa: E402
 

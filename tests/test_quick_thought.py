@@ -95,7 +95,7 @@ def test_bench_widths_times_both_objectives(tmp_path, capsys):
 
 
 def test_bench_widths_times_the_autoencoders_at_one_batch_size():
-    from reproducer.bench import bench_widths
+    from reproducer.papers.widths import bench_widths
 
     record = bench_widths(["aae", "rae", "skip_thought"], hidden=16, word_dim=8, vocab_size=500, seconds=1, max_books=3,
                          device="cpu", batch_size=8)
@@ -115,7 +115,7 @@ def test_benchmark_memory_is_the_spawned_process_own_peak():
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    from reproducer.bench import _peak_rss
+    from reproducer.papers.widths import peak_rss as _peak_rss
 
     ballast = np.ones(300 * 2**20 // 8)  # 300 MiB held by this (parent) process
     parent = _peak_rss()

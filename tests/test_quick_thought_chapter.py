@@ -36,7 +36,7 @@ class _FakeRun:
         return self.stored[name]
 
     def training_record(self, name, compute):
-        from reproducer.notebook import training_record_name
+        from reproducer.results_store import training_record_name
 
         return self.json(training_record_name(name), compute)
 
@@ -118,10 +118,11 @@ def test_models_train_each_kind_with_its_settings_and_data(monkeypatch):
 
 
 def test_models_share_the_default_budget_as_the_chapter_says(monkeypatch):
-    from reproducer.papers.quick_thoughts.chapter import BUDGET_SHARES
+    from reproducer.models import models as registered
 
     models, calls = _models(monkeypatch, _FakeRun(), scale="default")
-    shares = BUDGET_SHARES["default"]
+    shares = {m.name: m.budget_shares["default"] for m in registered(family="quick-thought")
+              if "default" in m.budget_shares}  # declared once, on the models' rows
     assert set(shares) == {"bi-QT", "MC-QT", "BoW-QT"} and all(0 < s < 1 for s in shares.values())
     models.fit("bi-QT")
     assert calls[-1][2].max_seconds == pytest.approx(90 * shares["bi-QT"])
@@ -130,6 +131,31 @@ def test_models_share_the_default_budget_as_the_chapter_says(monkeypatch):
     models.fit("uni-QT")
     assert calls[-1][2].max_seconds == 90  # uni-QT and ST (Figure 2) get the whole budget
     assert models.st_settings.max_seconds == 90
+
+
+@pytest.mark.filterwarnings("ignore:.*at the paper preset on a CPU")
+@pytest.mark.parametrize("scale", ["smoke", "quick", "default", "paper"])
+def test_the_train_command_trains_the_chapters_budget(monkeypatch, tmp_path, scale):
+    """``python -m reproducer train <model> --preset P`` trains exactly the settings chapter 02 trains it with at P
+    (issue 64: the budget lived in two places, and bi-QT at default trained 7/3 of the chapter's into one checkpoint)."""
+    import reproducer.papers
+    from reproducer.train_command import train_model
+
+    for name in ("uni-QT", "bi-QT", "BoW-QT", "MC-QT"):
+        models, calls = _models(monkeypatch, _FakeRun(), scale=scale)
+        models.fit(name)
+        chapter = calls[-1][2]
+        trained = {}
+
+        def fit(family, variant, settings, data, **options):
+            trained["settings"] = settings
+            raise SystemExit  # stop before training: only the settings are compared
+
+        monkeypatch.setattr(reproducer.papers.Family, "fit", fit)
+        monkeypatch.setattr(reproducer.papers.Family, "training_data", lambda *a: None)
+        with pytest.raises(SystemExit):
+            train_model(name, scale, out=tmp_path / name, progress=False, max_seconds=90)
+        assert trained["settings"] == chapter, (name, scale)
 
 
 def test_models_reuse_saved_encoders_and_build_combine_qt(monkeypatch):
@@ -229,7 +255,7 @@ def test_speed_table_and_ratios():
 
 
 def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samples(monkeypatch):
-    import reproducer.bench
+    import reproducer.papers.widths
     from reproducer.presets import preset
     from reproducer.papers.quick_thoughts.chapter import matched_skip_thought, measure_throughput
 
@@ -239,7 +265,7 @@ def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samp
         calls.append((list(objectives), n_sampled, sizes["hidden"], sizes["seconds"]))
         return {"runs": [{"objective": o, "n_sampled": n_sampled} for o in objectives]}
 
-    monkeypatch.setattr(reproducer.bench, "bench_widths", fake)
+    monkeypatch.setattr(reproducer.papers.widths, "bench_widths", fake)
     qt = preset("quick-thought", "default")
     out = measure_throughput(qt, matched_skip_thought(qt), 5, seed=1)
     assert calls == [(["quick_thought", "skip_thought"], 0, qt.hidden, 5), (["skip_thought"], 1024, qt.hidden, 5)]

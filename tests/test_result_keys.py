@@ -13,7 +13,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from reproducer.errors import ReproducerError
-from reproducer.notebook import KEY_FILE, book_key, default_parameters, start
+from reproducer.notebook import book_key, default_parameters, start
+from reproducer.results_store import KEY_FILE
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((CHECKOUT / "notebooks").glob("*.ipynb"))

@@ -13,23 +13,27 @@ ROOT = Path(__file__).resolve().parents[1] / "reproducer"
 
 #: Layers from the bottom: a module may import (at module level or inside a function) only from its own layer or
 #: below. Shared building blocks sit low; each paper's objective above the encoders and the evaluation; the registry
-#: (with the papers' declarations), the reporting and the notebook runtime on top. A paper's package
-#: (``reproducer/papers/<paper>/``) spans three layers: :data:`PAPER_LAYERS`.
+#: (with the papers' declarations), the reporting and the notebook runtime above them; the tools (the benchmarks, the
+#: GPU pack and plan, the train command) on top, imported by nothing of the library but the command line. A paper's
+#: package (``reproducer/papers/<paper>/``) spans three layers: :data:`PAPER_LAYERS`.
 LAYERS = [
-    {"reproducer", "reproducer.errors", "reproducer.files", "reproducer.runtime", "reproducer.flops"},
+    {"reproducer", "reproducer.errors", "reproducer.files", "reproducer.runtime", "reproducer.flops",
+     "reproducer.gpu_plans", "reproducer.plot_style"},
     {"reproducer.data", "reproducer.train", "reproducer.fit"},
     {"reproducer.encoders"},
     {"reproducer.evaluate"},
     {"reproducer.objectives"},
-    {"reproducer.models", "reproducer.presets", "reproducer.bench", "reproducer.papers", "reproducer.untrained_twins"},
-    {"reproducer.report", "reproducer.notebook", "reproducer.train_command", "reproducer.gpu_pack", "reproducer.gpu_run"},
+    {"reproducer.models", "reproducer.presets", "reproducer.papers", "reproducer.untrained_twins"},
+    {"reproducer.report", "reproducer.notebook", "reproducer.results_store"},
+    {"reproducer.bench", "reproducer.train_command", "reproducer.gpu_pack", "reproducer.gpu_run"},
     {"reproducer.__main__"},
 ]
 #: The layer of a module of a paper's package, by its name: the objective (model, loss, presets) and the supervised
 #: training sit with the shared objectives; the declaration (``__init__``) with the registry; every other module (the
-#: chapter's models, tables, claims) with the reporting.
+#: chapter's models, tables, claims, the widths study) with the reporting.
 PAPER_LAYERS = {"objective": 4, "supervised": 4, "": 5}
 REPORTING = 6
+TOOLS = 7
 
 
 def _module_name(path: Path) -> str:
@@ -91,6 +95,14 @@ def test_no_import_circle():
         if module not in state:
             visit(module, [module])
     assert not circles, "\n".join(circles)
+
+
+def test_the_tools_sit_on_top():
+    """Nothing of the library imports the benchmarks, the GPU plan or the train command but the command line (issue 64:
+    two chapters imported the benchmark, the book's GPU page the plan)."""
+    assert all(_layer(m) == TOOLS for m in LAYERS[TOOLS])
+    importers = {a for a, targets in _imports().items() for b in targets if b in LAYERS[TOOLS] and a not in LAYERS[TOOLS]}
+    assert importers <= {"reproducer.__main__"}, importers
 
 
 def test_a_papers_modules_sit_in_three_layers():
@@ -209,3 +221,14 @@ def test_the_glossary_defines_every_term():
              and not line.startswith(":")}
     missing = [t for t in GLOSSARY_TERMS + list(CONFIGS) + list(SCALES) if t not in terms]
     assert not missing, f"book/glossary.md defines no {missing}"
+
+
+def test_the_command_line_starts_without_torch_or_pandas():
+    """``python -m reproducer`` reads the registry (every paper's declaration) without importing torch or pandas: the
+    objectives are imported on first use, so ``--help`` and a mistyped command answer at once."""
+    import subprocess
+
+    code = ("import runpy, sys\nsys.argv = ['reproducer', '--help']\ntry:\n    runpy.run_module('reproducer', "
+            "run_name='__main__')\nexcept SystemExit:\n    pass\nprint(sorted({'torch', 'pandas'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT.parent, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-500:]

@@ -82,7 +82,7 @@ QUERIES = ["she went home .", "the king went away ."]
 def _products(encoders, tasks=("MR",)):
     """A chapter's :class:`ModelProducts` in the smoke run of notebook ``nb``; ``encoders`` records which encoders
     were asked for (a product that is cached asks for none)."""
-    from reproducer.notebook import NotebookRun
+    from reproducer.results_store import NotebookRun
     from reproducer.report.units import ModelProducts
 
     def encoder(name):

@@ -148,7 +148,7 @@ def test_a_chapters_twin_is_scored_once_on_its_tasks_and_cached(name, tmp_path, 
     import reproducer.untrained_twins as twins
     from reproducer.evaluate import evaluate
     from reproducer.files import stored_json
-    from reproducer.notebook import NotebookRun, slug
+    from reproducer.results_store import NotebookRun, slug
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
     model = models.model(name)
@@ -166,7 +166,7 @@ def test_a_chapters_twin_is_scored_once_on_its_tasks_and_cached(name, tmp_path, 
 def test_a_chapters_twins_are_named_as_the_claims_read_them(tmp_path, monkeypatch):
     """``twins()`` scores the chapter's TWINS, and WORD2VEC_TWINS also with our word2vec in their embeddings, keyed by
     the names the book's own claims read (:func:`~reproducer.report.claims.untrained`); a unit asks for one model's."""
-    from reproducer.notebook import NotebookRun
+    from reproducer.results_store import NotebookRun
     from reproducer.report.claims import untrained
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
@@ -183,7 +183,7 @@ def test_a_chapters_twins_are_named_as_the_claims_read_them(tmp_path, monkeypatc
 def test_chapter_01s_twin_has_its_vocabulary_expanded_as_the_trained_encoder(tmp_path, monkeypatch):
     """combine-skip is scored with its vocabulary expanded by our word2vec: its twin is expanded the same way (the
     linear map fitted on the twin's own embeddings), ``… (no expansion)``'s is not."""
-    from reproducer.notebook import NotebookRun
+    from reproducer.results_store import NotebookRun
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
     chapter = _chapter_models("skip-thought", NotebookRun("01_skip_thoughts", "smoke"))
@@ -203,7 +203,7 @@ def test_chapter_03s_twin_is_its_chosen_configuration_at_initialisation(tmp_path
     scored on the transfer tasks like the trained model, cached under its own key."""
     from reproducer.evaluate import evaluate
     from reproducer.files import stored_json
-    from reproducer.notebook import NotebookRun, slug
+    from reproducer.results_store import NotebookRun, slug
     from reproducer.papers.paraphrastic.chapter import ParaphraseTraining
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
@@ -224,7 +224,7 @@ def test_chapter_04s_twin_is_mvs_table3_row_at_initialisation(tmp_path, monkeypa
     import reproducer.untrained_twins as twins
     from reproducer.evaluate.views import RowEncoders
     from reproducer.files import read_json
-    from reproducer.notebook import NotebookRun
+    from reproducer.results_store import NotebookRun
     from reproducer.papers.consensus.chapter import TRANSFER_ROW, ConsensusModels
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))

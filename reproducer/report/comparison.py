@@ -18,7 +18,7 @@ from reproducer.evaluate.tasks import TASKS as ALL
 from reproducer.evaluate.tasks import points_scale
 from reproducer.files import read_json, stored_json
 from reproducer.models import DECLARATIONS, MODELS, PAPERS, published_names
-from reproducer.notebook import slug
+from reproducer.results_store import slug
 from reproducer.report.plots import legend_below
 
 #: The tasks of the one table, in order (SentEval's transfer tasks, then STS).

@@ -28,7 +28,7 @@ from reproducer.errors import ReproducerError
 from reproducer.evaluate.tasks import points_scale
 from reproducer.models import DECLARATIONS
 from reproducer.models import family as family_of
-from reproducer.notebook import slug
+from reproducer.results_store import slug
 from reproducer.presets import preset
 
 #: The transfer tasks whose mean is the first score: those of Quick-Thoughts' Figure 2 (chapter 02's efficiency study).
@@ -124,7 +124,7 @@ class EqualCompute:
     """The study in one chapter run: every line of :func:`all_lines` at ``scale``'s sizes, trained for ``seconds``
     and scored at ``points`` evaluation points by :func:`curve_point` under ``config``, for ``seeds`` seeds from
     ``first_seed``.
-    ``run`` is the notebook's :class:`~reproducer.notebook.NotebookRun`: each (line, seed) is a unit cached in
+    ``run`` is the notebook's :class:`~reproducer.results_store.NotebookRun`: each (line, seed) is a unit cached in
     ``equal_<line>_seed<k>.json`` (re-executing trains nothing; an interrupted unit resumes from its checkpoint)."""
 
     def __init__(self, run, scale: str, seconds: float, points: int, *, seeds: int = 2, first_seed: int = 0,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproducer.files import read_json, stored_json
-from reproducer.gpu_run import PLANS
+from reproducer.gpu_plans import PLANS
 
 #: The tasks and metrics of Logeswaran & Lee's Table 1 (as chapter 02's ``TABLE1_COLUMNS``).
 TABLE1 = [("MR", "acc"), ("CR", "acc"), ("SUBJ", "acc"), ("MPQA", "acc"), ("TREC", "acc"), ("MRPC", "acc"),

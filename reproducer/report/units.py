@@ -18,13 +18,13 @@ import pandas as pd
 from reproducer.data.corpus import CorpusConfig
 from reproducer.evaluate import Results
 from reproducer.files import read_json
-from reproducer.notebook import results_root, slug
+from reproducer.results_store import results_root, slug
 from reproducer.report.analogies import answer, mine_questions
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 
 
 class ModelProducts:
-    """The per-model products of one chapter execution (``run``, a :class:`~reproducer.notebook.NotebookRun`).
+    """The per-model products of one chapter execution (``run``, a :class:`~reproducer.results_store.NotebookRun`).
     ``encoder(name)`` gives a model's encoder (training it when needed): it is called only for a product that is not
     cached. ``tasks`` and ``eval_config``: the evaluation; ``pool_size``, ``n_queries``: the neighbour search among
     held-out sentences (``corpus_config``'s held-out books); ``seed`` picks them, and the analogy questions unless
@@ -111,7 +111,7 @@ def seed_siblings(own, run, seed: int, seeds: int, make: Callable) -> list:
     """The claims' training seeds of a chapter's training ``own`` (run ``run`` with ``seed``): ``seed .. seed +
     seeds - 1``, ``own`` itself for its own seed and, for each other, the same training at the same preset and
     parameters (the budget of the claims: a claim's training noise comes from seeds trained as long as the run it is
-    about) in its sibling run (:meth:`~reproducer.notebook.NotebookRun.sibling`), made by ``make(sibling_run, k)``
+    about) in its sibling run (:meth:`~reproducer.results_store.NotebookRun.sibling`), made by ``make(sibling_run, k)``
     and declared."""
     others = [make(run.sibling(seed=k), k) for k in range(seed + 1, seed + seeds)]
     for other in others:
@@ -228,7 +228,7 @@ class ChapterModels:
         return found
 
     def declare(self) -> None:
-        """Declare the run's settings (:meth:`~reproducer.notebook.NotebookRun.settings`): the key of its results."""
+        """Declare the run's settings (:meth:`~reproducer.results_store.NotebookRun.settings`): the key of its results."""
         self.run.settings(self.settings_record())
 
     def sibling(self, run, settings, seed: int) -> "ChapterModels":
@@ -240,7 +240,7 @@ class ChapterModels:
     def seeds(self, seeds: int) -> list["ChapterModels"]:
         """The models of the claims' training seeds (:func:`seed_siblings`): these models for their own seed and,
         for the ``seeds - 1`` after it, the same models at the same settings (the same budget), each in its run's
-        folder (:meth:`~reproducer.notebook.NotebookRun.sibling`), its settings declared."""
+        folder (:meth:`~reproducer.results_store.NotebookRun.sibling`), its settings declared."""
         return seed_siblings(self, self.run, self.seed, seeds, lambda run, seed: self.sibling(run, self.settings, seed))
 
 

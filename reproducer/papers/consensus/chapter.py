@@ -26,7 +26,7 @@ from reproducer.evaluate.training_curve import combined, held_out_loss
 from reproducer.evaluate.views import ROWS, ProjectionSnapshots, RowEncoders, curve_callback
 from reproducer.files import read_json
 from reproducer.models import family
-from reproducer.notebook import slug
+from reproducer.results_store import slug
 from reproducer.papers.consensus import PAPER
 from reproducer.report.claims import Claim, Evidence, seeds_point_claim, twin_claim, untrained, verdict
 from reproducer.report.plots import legend_below
@@ -135,7 +135,7 @@ def table4(ours: dict[str, dict], tasks: list[str]) -> pd.DataFrame:
 
 def earlier_sts14(run, names=("uni-QT", "bi-QT", "BoW-QT", "MC-QT"), chapter: str = "02_quick_thoughts"
                   ) -> dict[str, float]:
-    """STS14 Pearson r × 100 of chapter 02's models that ``run`` (a :class:`~reproducer.notebook.NotebookRun`) finds
+    """STS14 Pearson r × 100 of chapter 02's models that ``run`` (a :class:`~reproducer.results_store.NotebookRun`) finds
     at its preset, as ``"<name> (ours, ch. 02)"``; models not evaluated there are left out."""
     out = {}
     for name in names:

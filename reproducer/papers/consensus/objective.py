@@ -193,6 +193,7 @@ class ConsensusObjective(Objective):
     gives each view under either pooling rule)."""
 
     name, presets, variants = "consensus", PRESETS, VARIANTS
+    reads, inputs = "books", "fixed"
 
     @staticmethod
     def variant_of(variant: str | Variant) -> Variant:

@@ -23,7 +23,7 @@ from reproducer.encoders.attention import AAEConfig
 from reproducer.encoders.recurrent import RecurrentConfig
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json, stored_json
-from reproducer.notebook import results_root, slug
+from reproducer.results_store import results_root, slug
 from reproducer.papers.mean_max_aae import PAPER
 from reproducer.papers.mean_max_aae.averages import TASK_SETS, task_averages
 from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
@@ -83,7 +83,7 @@ def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
 
 
 def earlier_json(run, chapter: str, name: str) -> dict | None:
-    """:meth:`run.earlier <reproducer.notebook.NotebookRun.earlier>`, or ``None`` when that chapter has not been run
+    """:meth:`run.earlier <reproducer.results_store.NotebookRun.earlier>`, or ``None`` when that chapter has not been run
     at this preset (its rows are then left out)."""
     try:
         return run.earlier(chapter, name)
@@ -93,9 +93,9 @@ def earlier_json(run, chapter: str, name: str) -> dict | None:
 
 def timing(settings, seconds: float, books: int, seed: int = 0, repeats: int = 1) -> dict:
     """The timing study: the mean-max AAE, the mean-max RAE and uni-skip at the preset's widths, each trained for
-    ``seconds`` on ``books`` books in its own process (:func:`~reproducer.bench.bench_widths`), the whole repeated
+    ``seconds`` on ``books`` books in its own process (:func:`~reproducer.papers.widths.bench_widths`), the whole repeated
     ``repeats`` times (seeds ``seed``, ``seed + 1``, …): ``{"runs": the first repeat's runs, "repeats": [...]}``."""
-    from reproducer.bench import bench_widths
+    from reproducer.papers.widths import bench_widths
 
     out = [bench_widths(["aae", "rae", "skip_thought"], hidden=settings.d_model, word_dim=settings.word2vec_dim,
                        vocab_size=settings.vocab_size, seconds=seconds, max_books=books, seed=seed + r,

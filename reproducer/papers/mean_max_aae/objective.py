@@ -244,6 +244,7 @@ class AutoencoderObjective(Objective):
     trains with, :attr:`fit_options`)."""
 
     name, presets, variants = "autoencoder", PRESETS, VARIANTS
+    reads, inputs = "books", "fixed"
     fit_options = {"normalize_halves": True}
 
     def training_data(self, variant: str, preset: AutoencoderPreset):

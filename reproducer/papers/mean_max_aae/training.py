@@ -10,7 +10,7 @@ them:
 - :func:`curve_point` — one point of a training curve: held-out reconstruction accuracy, the mean attention on each
   pooled vector, STS14;
 - :func:`train_or_reload` — a variant trained (or reloaded from its checkpoint) through
-  :meth:`~reproducer.notebook.NotebookRun.model`, its test-time encoder set to ``normalize_halves``;
+  :meth:`~reproducer.results_store.NotebookRun.model`, its test-time encoder set to ``normalize_halves``;
 - :func:`training_record`, :func:`untrained_record` — what the chapter stores per variant;
 - :func:`attention_maps` — Figure 2's data: each decoding step's weights on ``z_max`` and ``z_mean``.
 """
@@ -27,7 +27,7 @@ from reproducer.data.training_data import TrainingData
 from reproducer.errors import ReproducerError
 from reproducer.evaluate import quick_look
 from reproducer.models import family
-from reproducer.notebook import slug
+from reproducer.results_store import slug
 from reproducer.papers.mean_max_aae.objective import decoder_attention, held_out_statistics
 from reproducer.report.units import ChapterModels
 from reproducer.runtime import default_device
@@ -136,7 +136,7 @@ def curve_point(module, encoder, held_out: list, config: str = "prototype") -> d
 
 def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: bool, curves=(), progress: bool = True):
     """The :class:`~reproducer.fit.Fitted` Table 3 variant ``name``: this kernel's, else trained (resuming from, or
-    reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model <reproducer.notebook.NotebookRun.model>`,
+    reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model <reproducer.results_store.NotebookRun.model>`,
     which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
     preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
     def point(fitted, step):

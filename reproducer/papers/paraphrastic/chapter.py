@@ -1,7 +1,7 @@
 """Training runs of the Wieting et al. (2016) chapter, each cached in the chapter's results: the paper's reduced grid
 (every configuration trained once with Eq. 11 of :mod:`reproducer.papers.paraphrastic.objective`, scored on the similarity
 suite, the configuration chosen on the PPDB dev half), the chosen models as encoders (train-or-reload through
-:meth:`reproducer.notebook.NotebookRun.model`), the baselines of Table 2, Figure 1's nested training sets and
+:meth:`reproducer.results_store.NotebookRun.model`), the baselines of Table 2, Figure 1's nested training sets and
 Table 5's supervised runs.
 
 Results file names keep the chapter's rule (:func:`file_key`), e.g. ``grid/LSTM__no_o.g.___lr_0.005.json``.
@@ -21,7 +21,7 @@ from reproducer.errors import ReproducerError
 from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes, word_weights
 from reproducer.files import read_json, stored_json, write_json
 from reproducer.models import family, published_names
-from reproducer.notebook import results_root, slug
+from reproducer.results_store import results_root, slug
 from reproducer.papers.paraphrastic.claims import (
     IN_DOMAIN,
     LENGTH_CLAIM_MODELS,
@@ -113,7 +113,7 @@ class ParaphraseTraining:
     configuration label) fixes each model's configuration instead of tuning it: only that one trains (the claims'
     seeds train the main run's choices, :meth:`seeds`)."""
 
-    run: object  # a reproducer.notebook.NotebookRun
+    run: object  # a reproducer.results_store.NotebookRun
     pairs: list
     vectors: object  # WordVectors: the initial W_w
     max_steps: int | None = None
@@ -142,7 +142,7 @@ class ParaphraseTraining:
                 "device": str(default_device())}
 
     def declare(self) -> None:
-        """Declare :meth:`settings_record` (:meth:`~reproducer.notebook.NotebookRun.settings`)."""
+        """Declare :meth:`settings_record` (:meth:`~reproducer.results_store.NotebookRun.settings`)."""
         self.run.settings(self.settings_record())
 
     def seeds(self, seeds: int) -> list["ParaphraseTraining"]:

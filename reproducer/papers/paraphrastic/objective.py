@@ -279,6 +279,7 @@ class ParaphrasticObjective(Objective):
     :class:`~reproducer.encoders.trained.TokenEncoder` (savable)."""
 
     name, presets, variants = "paraphrastic", PRESETS, VARIANTS
+    reads, inputs = "pairs", "initialised"
 
     def training_data(self, variant: str, preset: ParaphrasticPreset):
         """As chapter 03 builds it: the training pairs at the preset's ``wiki_min_score`` and our 300-d word2vec as

@@ -6,7 +6,15 @@
 - :mod:`.chapter` — chapter 02's models as units, the throughput benchmark, Figure 2's curves;
 - :mod:`.tables`, :mod:`.claims` — the chapter's tables beside the paper's, and its claims judged against noise.
 """
+from dataclasses import replace
+
 from reproducer.papers import Family, Line, Model, Paper, family_models
+
+#: Each model's share of a preset's budget (uni-QT's and chapter 02's skip-thought's); the others train for the whole
+#: budget. At ``default`` uni-QT and the skip-thought get about an epoch (Figure 2 compares them), bi-QT and MC-QT 15
+#: minutes, BoW-QT 5; at every other preset BoW-QT a third.
+BUDGET_SHARES = {"bi-QT": {"default": 3 / 7}, "MC-QT": {"default": 3 / 7},
+                 "BoW-QT": {"smoke": 1 / 3, "quick": 1 / 3, "default": 1 / 7, "paper": 1 / 3}}
 
 
 def objective():
@@ -21,11 +29,12 @@ PAPER = Paper(
     chapter="02_quick_thoughts",
     families=(Family("quick-thought", objective),),
     models=(
-        *family_models([("uni-QT", ("uni-QT",), "[f; g], two GRUs (Tang & de Sa's QT RNN is combine-QT)"),
-                        ("bi-QT", ("bi-QT",), "[f; g], two bidirectional GRUs"),
-                        ("BoW-QT", (), "[f; g], two word averages (the paper: QT (BoW))"),
-                        ("MC-QT", ("MC-QT",), "[f; g], two-channel bidirectional GRUs")],
-                       "quick-thought", bundle="ConcatEncoder"),
+        *(replace(m, budget_shares=BUDGET_SHARES.get(m.name, {})) for m in family_models(
+            [("uni-QT", ("uni-QT",), "[f; g], two GRUs (Tang & de Sa's QT RNN is combine-QT)"),
+             ("bi-QT", ("bi-QT",), "[f; g], two bidirectional GRUs"),
+             ("BoW-QT", (), "[f; g], two word averages (the paper: QT (BoW))"),
+             ("MC-QT", ("MC-QT",), "[f; g], two-channel bidirectional GRUs")],
+            "quick-thought", bundle="ConcatEncoder")),
         Model("combine-QT", "quick-thought", parts=("uni-QT", "bi-QT"), bundle="ConcatEncoder",
               published=("combine-QT",), description="[uni-QT; bi-QT]"),
     ),

@@ -5,7 +5,7 @@
   draws the training losses.
 - **Figure 2** (Appendix C): the same GRU encoder trained with both objectives. :func:`matched_skip_thought` is the
   skip-thought preset of a Quick-Thoughts encoder (sizes, data, optimiser, budget); :func:`measure_throughput` times both
-  objectives, each in its own process (:func:`reproducer.bench.bench_widths`); :func:`speed_table` and
+  objectives, each in its own process (:func:`reproducer.papers.widths.bench_widths`); :func:`speed_table` and
   :func:`speed_ratios` read its runs; :func:`curve_changes` counts the tasks whose score fell while training;
   :func:`figure2` draws the curves, :func:`figure2_note` and :func:`speed_note` say what they and the benchmark show.
 - **Table 9** (Appendix D): MC-QT at several sizes for the same number of steps: :func:`smaller_mc_qt` (the smaller
@@ -24,9 +24,9 @@ import pandas as pd
 from reproducer.evaluate import quick_look
 from reproducer.evaluate.training_curve import held_out_loss
 from reproducer.files import read_json
-from reproducer.models import family
+from reproducer.models import family, models
 from reproducer.models import family as family_of
-from reproducer.notebook import results_root
+from reproducer.results_store import results_root
 from reproducer.papers.quick_thoughts import PAPER
 from reproducer.presets import preset
 from reproducer.report.plots import curves, log_frame, task_curves
@@ -48,10 +48,10 @@ def matched_skip_thought(qt):
 
 def measure_throughput(qt, st, seconds: float, seed: int = 0, repeats: int = 1) -> dict:
     """``{"runs": [...], "repeats": [[...], ...]}``: Quick-Thoughts and exact-softmax skip-thought with QT's encoder
-    sizes, each trained for ``seconds`` in a fresh process (:func:`~reproducer.bench.bench_widths`); also the
+    sizes, each trained for ``seconds`` in a fresh process (:func:`~reproducer.papers.widths.bench_widths`); also the
     sampled-softmax skip-thought when the skip-thought preset ``st`` uses one. The whole measurement is repeated
     ``repeats`` times (seeds ``seed``, ``seed + 1``, …: the timing noise of the speed claim); ``runs`` is the first."""
-    from reproducer.bench import bench_widths
+    from reproducer.papers.widths import bench_widths
 
     out = []
     for r in range(repeats):
@@ -160,10 +160,6 @@ def size_figure(ours: pd.DataFrame, paper: pd.DataFrame):
     return fig
 
 
-#: Each model's share of the preset's budget (uni-QT's and ST's); the rest train for the whole budget. At ``default``
-#: uni-QT and ST get about an epoch (Figure 2 compares them), bi-QT and MC-QT 15 minutes, BoW-QT 5.
-BUDGET_SHARES = {"quick": {"BoW-QT": 1 / 3}, "default": {"bi-QT": 3 / 7, "MC-QT": 3 / 7, "BoW-QT": 1 / 7}}
-
 #: uni-QT's input encoder ``f`` alone, scored beside ST in the efficiency study (the same encoder size).
 UNI_QT_F = "uni-QT f"
 #: The models whose neighbours (Table 5, the explorer) and analogy answers (Tables 6-7) the chapter shows.
@@ -178,9 +174,9 @@ SEED_MODELS = FAMILY
 
 class QuickThoughtModels(ChapterModels):
     """The chapter's models by name, each trained or reloaded once through :meth:`run.model
-    <reproducer.notebook.NotebookRun.model>` (this kernel's model, else trained, resuming from its checkpoint; a
+    <reproducer.results_store.NotebookRun.model>` (this kernel's model, else trained, resuming from its checkpoint; a
     finished one is reloaded): the Quick-Thoughts ``uni-QT``, ``bi-QT``, ``MC-QT`` and ``BoW-QT`` (their shares of
-    the budget: :data:`BUDGET_SHARES`) of the preset ``settings``; ``ST``, the efficiency study's skip-thought
+    the budget: each model's ``budget_shares``, :class:`~reproducer.papers.Model`) of the preset ``settings``; ``ST``, the efficiency study's skip-thought
     (:func:`matched_skip_thought`); Table 9's smaller MC-QT (:func:`smaller_mc_qt`, as many steps as MC-QT took).
     ``combine-QT`` is ``[uni-QT; bi-QT]``, ``uni-QT f`` uni-QT's input encoder alone and ``glove-bow`` GloVe
     averaging. ST and uni-QT's input encoder ``f`` are scored on ``curve_tasks`` while they train (Figure 2). The
@@ -204,9 +200,8 @@ class QuickThoughtModels(ChapterModels):
         self.classification = [t for t in self.tasks if t not in ("SICK-R", "STS14")]
         self.st_settings = matched_skip_thought(settings)
         self.sizes = smaller_mc_qt(settings)
-        shares = BUDGET_SHARES.get(settings.name, BUDGET_SHARES["quick"])
-        self.overrides = {**{name: {"max_seconds": settings.max_seconds and settings.max_seconds * share}
-                             for name, share in shares.items()}, **self.sizes}
+        self.overrides = {**{m.name: {"max_seconds": m.budgeted(settings).max_seconds}  # the models' own budgets
+                             for m in models(family=self.family) if m.budget_shares}, **self.sizes}
 
     @property
     def smallest(self) -> str:

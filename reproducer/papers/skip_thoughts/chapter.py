@@ -9,7 +9,7 @@ import numpy as np
 from reproducer.evaluate import quick_look
 from reproducer.files import read_json
 from reproducer.models import family
-from reproducer.notebook import results_root, training_record_name
+from reproducer.results_store import results_root, training_record_name
 from reproducer.report.claims import Claim
 from reproducer.report.published import published
 from reproducer.report.units import ChapterModels
@@ -29,7 +29,7 @@ NEIGHBOUR_MODELS = (*ORDER, "glove-bow")
 
 class SkipThoughtModels(ChapterModels):
     """Chapter 01's models by name: ``uni-skip`` and ``bi-skip`` trained (or reloaded) at the preset ``settings``
-    through :meth:`run.model <reproducer.notebook.NotebookRun.model>`, each recording its held-out loss and its STS14
+    through :meth:`run.model <reproducer.results_store.NotebookRun.model>`, each recording its held-out loss and its STS14
     score (cosine) at the preset's evaluation points; ``combine-skip`` = ``[uni-skip; bi-skip]``; every encoder but
     ``… (no expansion)`` has its vocabulary expanded with our word2vec (Kiros et al.'s vocabulary expansion);
     ``glove-bow`` GloVe averaging. :meth:`unit` trains a model and caches everything the chapter shows of it."""

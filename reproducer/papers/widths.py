@@ -1,0 +1,145 @@
+"""Training throughput at one width (chapters 02 and 05): objectives of different papers built at the same encoder width
+and trained for the same time, one after the other.
+
+Logeswaran & Lee (2018, section 4.2, Figure 2) compare Quick-Thoughts with skip-thought at equal encoder
+size: QT needs no decoder and no softmax over the vocabulary, so it processes more sentences per second.
+Zhang et al. (2018, section 4.4) compare minutes per 1000 batches of the mean-max AAE with skip-thought.
+``bench_widths`` measures both on this machine: each objective trains for ``seconds`` of training time, in its own
+process (so each peak memory is its own), one after the other (never two at once), on the same corpus and
+vocabulary, through :func:`reproducer.fit.fit`. Widths: the GRU encoders (QT, skip-thought) have ``hidden`` units,
+skip-thought's decoders too; the mean-max AAE has ``d_m = hidden``, ``d_f = 2 hidden``, 8 heads; the mean-max RAE a
+BiLSTM of ``hidden / 2`` per direction and an LSTM decoder of ``hidden``. Skip-thought and the autoencoders predict
+the same ``vocab_size`` words (exact softmax unless ``n_sampled``); the autoencoders read fixed random vectors of
+``word_dim`` (their values do not change the cost). Batch sizes are each paper's (QT 400, skip-thought 128, AAE/RAE
+64) unless ``batch_size``. The command line: ``python -m reproducer bench widths`` (:mod:`reproducer.bench`).
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import resource
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from reproducer.errors import ReproducerError
+
+OBJECTIVES = ("quick_thought", "skip_thought", "aae", "rae")
+BATCH = {"quick_thought": 400, "skip_thought": 128, "aae": 64, "rae": 64}
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory in bytes. On Linux ``VmHWM`` (reset by ``exec``): ``ru_maxrss``
+    would report the parent's peak when the parent is larger, e.g. a notebook kernel spawning the benchmark."""
+    status = Path("/proc/self/status")
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+
+
+def one_process_each(run, objectives, known, *args) -> list[dict]:
+    """``run(objective, *args)`` for each objective in a fresh process (its own peak memory), one after the other."""
+    unknown = [o for o in objectives if o not in known]
+    if unknown or not objectives:
+        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(known)}.")
+    runs = []
+    for objective in objectives:
+        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+            runs.append(pool.submit(run, objective, *args).result())
+    return runs
+
+
+class SameWidth:
+    """The objectives of :func:`bench_widths` at one width, as one :class:`~reproducer.fit.Objective` whose variants
+    are :data:`OBJECTIVES`: each paper's model built at ``hidden`` units over ``word_dim``-d words (the module
+    docstring gives each one's sizes), on one corpus and vocabulary (``data``: ``(vocab, tokenized)``)."""
+
+    @staticmethod
+    def make(hidden: int, word_dim: int, n_sampled: int, batch_size: int):
+        from reproducer.fit import Objective
+
+        class Objectives(Objective):
+            name, variants = "same width", {o: f"{o} at {hidden} units" for o in OBJECTIVES}
+
+            def build(self, variant, preset, data, *, device, seed=0):
+                import torch
+
+                from reproducer.encoders.attention import AAEConfig
+                from reproducer.encoders.recurrent import RecurrentConfig
+                from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
+                from reproducer.papers.quick_thoughts.objective import QuickThought
+                from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
+
+                vocab = data[0]
+                encoder = RecurrentConfig(len(vocab), word_dim, hidden)
+                if variant == "quick_thought":
+                    model = QuickThought.recurrent(encoder)
+                elif variant in ("aae", "rae"):
+                    vectors = torch.randn(len(vocab), word_dim).numpy()
+                    model = MeanMaxAAE(vectors, AAEConfig(len(vocab), word_dim, hidden, 2 * hidden, max_len=33,
+                                                          family=variant.upper()))
+                else:
+                    model = SkipThought(SkipThoughtConfig(encoder, hidden))
+                return model.to(device), None
+
+            def sampler(self, variant, preset, data, seed=0, encoder=None):
+                from reproducer.data.batches import ContiguousSampler, SentenceSampler, TripleSampler
+
+                (vocab, tokenized), size = data, batch_size or BATCH[variant]
+                if variant == "quick_thought":
+                    return ContiguousSampler(tokenized, size, seed=seed)
+                if variant in ("aae", "rae"):
+                    return SentenceSampler(tokenized, size, eos=vocab.eos_id, seed=seed)
+                return TripleSampler(tokenized, vocab, size, seed=seed, n_sampled=n_sampled)
+
+        return Objectives()
+
+
+def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, seconds: float, max_books: int | None,
+             n_sampled: int, seed: int, device: str | None, batch_size: int = 0) -> dict:
+    import torch
+
+    from reproducer.data.batches import TokenizedCorpus
+    from reproducer.data.corpus import CorpusConfig, load_corpus
+    from reproducer.data.vocab import Vocabulary
+    from reproducer.fit import fit
+    from reproducer.runtime import default_device
+    from reproducer.train import Preset
+
+    corpus = load_corpus("train", CorpusConfig(max_books=max_books), progress=False)
+    vocab = Vocabulary.build(corpus.sentences, max_size=vocab_size)
+    data = (vocab, TokenizedCorpus.from_corpus(corpus, vocab))
+    device = default_device(device)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    t0 = time.perf_counter()
+    fitted = fit(SameWidth.make(hidden, word_dim, n_sampled, batch_size), objective,
+                 Preset(name="bench", lr=5e-4, max_seconds=seconds), data, seed=seed, device=device, progress=False)
+    log, model = fitted.log, fitted.module
+    peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else peak_rss()
+    return {"objective": objective, "batch_size": batch_size or BATCH[objective], "steps": log.step,
+            "training_seconds": log.seconds, "minutes_per_1000_batches": log.seconds / log.step * 1000 / 60,
+            "wall_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
+            "final_loss": log.losses[-1]["loss"] if log.losses else None, "peak_memory_bytes": int(peak),
+            "memory_kind": "cuda max allocated" if device.type == "cuda" else "process max RSS",
+            "parameters": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": str(device),
+            "softmax": "in-batch" if objective == "quick_thought" else "sampled" if n_sampled and objective ==
+            "skip_thought" else "exact"}
+
+
+def bench_widths(objectives=OBJECTIVES, *, hidden: int = 600, word_dim: int = 300, vocab_size: int = 20000,
+                seconds: float = 60, max_books: int | None = None, n_sampled: int = 0, seed: int = 0,
+                device: str | None = None, batch_size: int = 0) -> dict:
+    """Train each objective for ``seconds`` in a fresh process, one after the other; return the
+    measurements and the speed ratio (sentences per second) of the first objective to each other one.
+    ``batch_size`` 0: each paper's batch size."""
+    runs = one_process_each(_run_one, objectives, OBJECTIVES, hidden, word_dim, vocab_size, seconds, max_books,
+                             n_sampled, seed, device, batch_size)
+    first = runs[0]
+    ratios = {f"{first['objective']}/{r['objective']}": first["sentences_per_second"] / r["sentences_per_second"]
+              for r in runs[1:]}
+    return {"settings": {"hidden": hidden, "word_dim": word_dim, "vocab_size": vocab_size, "seconds": seconds,
+                         "max_books": max_books, "n_sampled": n_sampled, "seed": seed, "batch_size": batch_size},
+            "runs": runs, "speed_ratio": ratios}
