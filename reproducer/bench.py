@@ -21,9 +21,10 @@ from reproducer.papers.widths import one_process_each, peak_rss
 
 # ---- every objective family at a preset: how much of the machine a training second uses ----
 
-#: The objectives of ``bench train``: name → (family, variant) of :mod:`reproducer.models`, every paper's ``bench``
-#: declaration in chapter order.
-FAMILY_OBJECTIVES = {name: line for paper in DECLARATIONS.values() for name, line in paper.bench.items()}
+def family_objectives() -> dict[str, tuple[str, str]]:
+    """The objectives of ``bench train``: name → (family, variant) of :mod:`reproducer.models`, every paper's ``bench``
+    declaration in chapter order (read when called: a paper registered later is benched too)."""
+    return {name: line for paper in DECLARATIONS.values() for name, line in paper.bench.items()}
 
 
 def _profile(module, batches, steps: int, device, first_step: int, top: int = 8) -> list[dict]:
@@ -58,7 +59,7 @@ def _steady_rate(log) -> float | None:
 def measure_objective(objective: str, preset_name: str, seconds: float, seed: int = 0, device: str | None = None,
                       profile_steps: int = 0, overrides: dict | None = None, data_of=None, peak: float | None = None,
                       peak_dtype: str = "float32", replay_steps: int = 200) -> dict:
-    """Train ``objective`` (a key of :data:`FAMILY_OBJECTIVES`) at ``preset_name`` for ``seconds`` in this process and
+    """Train ``objective`` (a key of :func:`family_objectives`) at ``preset_name`` for ``seconds`` in this process and
     measure it (see :func:`bench_train`). ``data_of(family, variant, settings)`` builds its training data
     (default: its chapter's, :meth:`~reproducer.models.Family.training_data`; the GPU run passes its pack's);
     ``peak``: the FLOP/s that "% of peak" divides by (default: :func:`~reproducer.flops.sgemm_peak` measured now, of
@@ -71,7 +72,7 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
     from reproducer.presets import preset as preset_of
     from reproducer.runtime import default_device
 
-    family_name, variant = FAMILY_OBJECTIVES[objective]
+    family_name, variant = family_objectives()[objective]
     fam = family(family_name)
     settings = preset_of(family_name, preset_name)
     known = {f.name for f in dataclasses.fields(settings)}
@@ -118,17 +119,18 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
     return record
 
 
-def bench_train(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "default", seconds: float = 30,
-                     seed: int = 0, device: str | None = None, profile_steps: int = 0, **overrides) -> dict:
-    """Train each objective of :data:`FAMILY_OBJECTIVES` at ``preset`` (its model sizes and batch size, on the real
-    training data of its chapter) for ``seconds`` of training time, each in a fresh process, one after the other.
+def bench_train(objectives=None, *, preset: str = "default", seconds: float = 30, seed: int = 0,
+                device: str | None = None, profile_steps: int = 0, **overrides) -> dict:
+    """Train each objective of :func:`family_objectives` (all: ``None``) at ``preset`` (its model sizes and batch size,
+    on the real training data of its chapter) for ``seconds`` of training time, each in a fresh process, one after the other.
     Per objective: sentences (pairs) per second, useful GFLOP/s (``batch_flops`` of its objective module, real
     tokens only), that as a percentage of this machine's sgemm rate measured in the same process
     (:func:`~reproducer.flops.sgemm_peak`), padding waste (padded ÷ real token positions), peak memory; with
     ``profile_steps`` the top operators of that many more steps. ``overrides``: preset fields for every objective
     (e.g. ``max_books=50``)."""
-    runs = one_process_each(measure_objective, objectives, FAMILY_OBJECTIVES, preset, seconds, seed, device,
-                             profile_steps, overrides)
+    known = family_objectives()
+    runs = one_process_each(measure_objective, tuple(known) if objectives is None else objectives, known, preset,
+                            seconds, seed, device, profile_steps, overrides)
     return {"settings": {"preset": preset, "seconds": seconds, "seed": seed, "profile_steps": profile_steps,
                          **overrides}, "runs": runs}
 
@@ -146,7 +148,7 @@ def bench_table(runs: list[dict]):
                           "sgemm peak (GFLOP/s)": round(r["peak_gflops_per_second"], 1)} for r in runs])
 
 
-def epoch_cost(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "paper", samples: int = 20, seed: int = 0,
+def epoch_cost(objectives=None, *, preset: str = "paper", samples: int = 20, seed: int = 0,
                gpu_flops: float = 100e12, cpu_flops: float | None = None) -> list[dict]:
     """The useful training FLOPs of one epoch of our data at ``preset``'s sizes (``batch_flops`` averaged over
     ``samples`` batches of the epoch, times its batches), and the hours that takes at a sustained ``gpu_flops`` (an
@@ -158,15 +160,17 @@ def epoch_cost(objectives=tuple(FAMILY_OBJECTIVES), *, preset: str = "paper", sa
     from reproducer.models import family
     from reproducer.presets import preset as preset_of
 
-    unknown = [o for o in objectives if o not in FAMILY_OBJECTIVES]
+    known = family_objectives()
+    objectives = tuple(known) if objectives is None else objectives
+    unknown = [o for o in objectives if o not in known]
     if unknown or not objectives:
-        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(FAMILY_OBJECTIVES)}.")
+        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(known)}.")
     if not (gpu_flops > 0 and math.isfinite(gpu_flops)):
         raise ReproducerError(f"gpu_flops must be a finite rate above 0, got {gpu_flops!r}.")
     cpu_flops = cpu_flops or sgemm_peak()
     rows = []
     for objective in objectives:
-        family_name, variant = FAMILY_OBJECTIVES[objective]
+        family_name, variant = known[objective]
         fam = family(family_name)
         settings = dataclasses.replace(preset_of(family_name, preset), max_steps=1, max_seconds=None)
         fitted = fam.fit(variant, settings, fam.training_data(variant, settings), seed=seed, device="cpu",

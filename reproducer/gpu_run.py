@@ -8,7 +8,7 @@ result even when another fails:
 1. **CUDA check** — ``pytest -m cuda`` (``tests/test_cuda.py``): autocast (bf16, fp16 with a gradient scaler),
    batches on the device, evaluation on the device against the CPU, two steps under ``torch.compile``. A broken GPU
    path is caught first; the later stages run anyway and say what failed.
-2. **Bench** — every objective of ``bench train`` (:data:`~reproducer.bench.FAMILY_OBJECTIVES`) at the ``default``
+2. **Bench** — every objective of ``bench train`` (:func:`~reproducer.bench.family_objectives`) at the ``default``
    and ``paper`` sizes for a few seconds each, on the pack's corpus: sentences/s (overall and after start-up), useful
    TFLOP/s and that as a percentage of the bf16 matrix-product rate measured in the same process.
 3. **Train** — Quick-Thoughts (uni-QT) at the ``paper`` sizes for a fixed wall budget, the held-out loss recorded
@@ -112,7 +112,7 @@ def bench(plan: Plan, pack, device, say=print) -> list[dict]:
     speed-up there), measured once here. A failing objective is a row with its error."""
     import torch
 
-    from reproducer.bench import FAMILY_OBJECTIVES, measure_objective
+    from reproducer.bench import family_objectives, measure_objective
     from reproducer.flops import sgemm_peak
 
     dtype = "bfloat16" if device.type == "cuda" else "float32"
@@ -120,7 +120,7 @@ def bench(plan: Plan, pack, device, say=print) -> list[dict]:
     say(f"   {dtype} matrix-product rate: {peak / 1e12:.1f} TFLOP/s")
     rows = []
     for preset_name in plan.bench_presets:
-        for objective in FAMILY_OBJECTIVES:
+        for objective in family_objectives():
             try:
                 row = measure_objective(objective, preset_name, plan.bench_seconds, device=str(device),
                                         data_of=pack.training_data, peak=peak, peak_dtype=dtype)
@@ -219,7 +219,7 @@ def run(pack_dir: str | Path, out: str | Path, plan: str | Plan = "paper", *, de
         check: bool = True, progress: bool = True) -> dict:
     """Run the plan from the pack in ``pack_dir`` into ``out`` (see the module docstring); returns the record that
     ``plan.json`` holds. ``device``: cuda when available (the plan's point), or cpu (the dry run)."""
-    from reproducer.bench import FAMILY_OBJECTIVES
+    from reproducer.bench import family_objectives
     from reproducer.gpu_pack import Pack
     from reproducer.runtime import default_device
 
@@ -237,7 +237,7 @@ def run(pack_dir: str | Path, out: str | Path, plan: str | Plan = "paper", *, de
     pack.install(work)
     record = {"plan": dataclasses.asdict(plan), "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
               "environment": environment(device), "pack": {k: v for k, v in pack.meta.items() if k != "files"},
-              "estimate_seconds": plan.estimate_seconds(len(FAMILY_OBJECTIVES)), "stages": {}}
+              "estimate_seconds": plan.estimate_seconds(len(family_objectives())), "stages": {}}
     stages = _Stages(out, record, progress)
     stages.say(f"GPU plan {plan.name} on {record['environment'].get('gpu', device)}: estimated "
                f"{record['estimate_seconds'] / 60:.1f} minutes")

@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import reproducer.papers
@@ -17,6 +18,7 @@ from reproducer.errors import ReproducerError
 from reproducer.evaluate.tasks import TASKS
 from reproducer.fit import Objective
 from reproducer.papers import INPUTS, Family, Paper, declarations
+from reproducer.report.published import published
 from reproducer.presets import SCALES, Preset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +69,8 @@ def check_paper(paper: Paper, notebooks: Path = ROOT / "notebooks") -> None:
 
 def test_every_paper_satisfies_the_protocol():
     papers = declarations()
-    assert [p.key for p in papers] == ["kiros2015", "logeswaran2018", "wieting2016", "tang2019", "zhang2018"]
+    assert [p.chapter for p in papers] == sorted(p.chapter for p in papers)  # in chapter order
+    assert {p.key for p in papers} == set(published().paper)  # each with its published numbers, none without
     for paper in papers:
         check_paper(paper)
     toc = (ROOT / "_toc.yml").read_text()
@@ -211,8 +214,6 @@ def test_a_sixth_paper_trains_through_the_one_training_route(sixth_paper, tmp_pa
     """The toy paper's model trains at ``smoke`` through :func:`reproducer.fit.fit` (via its family), seeded: the same
     seed is the same model; its untrained twin is the trained run's initialisation; ``python -m reproducer train``
     trains it into the folder given, writing checkpoint, bundle and log."""
-    import numpy as np
-
     from reproducer.__main__ import main as cli
     from reproducer.encoders.bundles import load_encoder
 
@@ -230,6 +231,33 @@ def test_a_sixth_paper_trains_through_the_one_training_route(sixth_paper, tmp_pa
     bundle = next(out.rglob("*.encoder.pt"))
     seed0 = family.fit("toy", settings, data, seed=0, device="cpu", progress=False)  # what the command trained
     np.testing.assert_allclose(load_encoder(bundle).encode(sentences), seed0.encoder.encode(sentences), rtol=1e-6)
+
+
+def test_a_sixth_paper_is_benched_and_its_claim_reaches_the_scorecard(sixth_paper, tmp_path, monkeypatch):
+    """``bench train``'s measurement takes the toy objective from its declaration (its FLOPs from its objective), and a
+    claim its chapter records (here: its loss falls over training, judged over three seeds) is a row of chapter 06's
+    scorecard."""
+    from reproducer.bench import family_objectives, measure_objective
+    from reproducer.report import scorecard
+    from reproducer.report.claims import point_claim
+    from reproducer.results_store import NotebookRun
+
+    assert family_objectives()["toy"] == ("toy-objective", "toy")
+    record = measure_objective("toy", "smoke", seconds=0.3, device="cpu", peak=1e9)
+    assert record["steps"] > 0 and record["gflops_per_second"] > 0 and record["family"] == "toy-objective"
+    family = models.family("toy-objective")
+    settings, data = family.presets["smoke"], family.training_data("toy", family.presets["smoke"])
+    drops = []
+    for seed in range(3):
+        losses = family.fit("toy", settings, data, seed=seed, device="cpu", progress=False).log.losses
+        drops.append(losses[0]["loss"] - losses[-1]["loss"])
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
+    claim = point_claim("the loss falls", float(np.mean(drops)), 0.0, seed_values=drops, averaged=True,
+                        spread="training seeds")
+    NotebookRun("07_toy", "smoke").record("claims", [claim])
+    card = scorecard.scorecard("smoke", tmp_path / "results", missing="skip")
+    row = card.set_index("paper").loc["Toy et al. 2026"]
+    assert row["claim"] == "the loss falls" and row["outcome"] in scorecard.OUTCOMES
 
 
 def test_the_registry_forgets_the_sixth_paper_after_the_test():

@@ -46,7 +46,8 @@ def test_the_declarations_give_the_table_the_book_printed_before_them():
     """The papers' ``tasks`` (reproducer/papers/<paper>/__init__.py) invert to the table chapter 00 showed when it
     was written by hand."""
     ST, QT, PP, CM, MM = "kiros2015", "logeswaran2018", "wieting2016", "tang2019", "zhang2018"
-    assert reported_by() == {
+    those = {ST, QT, PP, CM, MM}  # a paper added since does not change what these five declare
+    assert {task: tuple(k for k in keys if k in those) for task, keys in reported_by().items()} == {
         **{t: (ST, QT, CM, MM) for t in ("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC")},
         "SST2": (QT, PP, CM, MM), "SICK-E": (PP, CM, MM), "SICK-R": (ST, QT, PP, CM, MM),
         "STS12": (PP, CM), "STS13": (PP, CM), "STS14": (QT, PP, CM, MM), "STS15": (PP, CM), "STS16": (CM,),

@@ -16,7 +16,8 @@ from reproducer.presets import preset
 from reproducer.untrained_twins import family_inputs, untrained_twin
 
 SENTENCES = ["the cat sat on the mat .", "a man walks his dog in the park", "she said nothing"]
-ONE_PER_FAMILY = ["uni-skip", "uni-QT", "PP", "MV", "mean-max AAE"]
+#: The first trained model of each family (uni-skip, uni-QT, PP, MV, mean-max AAE), from the registry.
+ONE_PER_FAMILY = [next(m.name for m in models.models(family=f) if m.variant) for f in models.FAMILIES]
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +121,9 @@ def test_what_a_twin_refuses(smoke):
         untrained_twin("mean-max AAE", aae_settings, aae_data, word_vectors=narrow)
     with pytest.raises(ReproducerError, match="untrained baseline already"):
         untrained_twin("glove-bow", settings, data)
-    assert [family_inputs(f) for f in ["skip-thought", "quick-thought", "paraphrastic", "consensus", "autoencoder"]] \
-        == ["learned", "learned", "initialised", "fixed", "fixed"]
+    declared = {line.family: line.inputs for paper in models.DECLARATIONS.values() for line in paper.lines}
+    assert {f: family_inputs(f) for f in models.FAMILIES} == declared  # as each paper's lines say too
+    assert set(declared.values()) == {"learned", "initialised", "fixed"}
 
 
 
