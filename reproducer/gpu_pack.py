@@ -270,6 +270,6 @@ class Pack:
         if objective.inputs == "fixed":
             return TrainingData(tokenized=self.word_ids(split), vocab=self.vocabulary(),
                                 vectors=self.random_vectors(preset.word2vec_dim))
-        return TrainingData(tokenized=self.word_ids(split, preset.vocab_size),
-                            vocab=self.vocabulary(preset.vocab_size))
+        size = getattr(preset, "vocab_size", None)  # an objective without a vocabulary size reads every packed word
+        return TrainingData(tokenized=self.word_ids(split, size), vocab=self.vocabulary(size))
 

@@ -106,10 +106,11 @@ def cuda_check(out: Path, device, timeout: float, site: Path | None) -> dict:
     return {**counts, "returncode": code, "ok": code == 0}
 
 
-def bench(plan: Plan, pack, device, say=print) -> list[dict]:
-    """Every objective at every ``plan.bench_presets`` for ``plan.bench_seconds`` each, on the pack's corpus, in this
-    process (one after the other); "% of peak" against the bf16 matrix-product rate on a GPU (fp32 on a CPU: no bf16
-    speed-up there), measured once here. A failing objective is a row with its error."""
+def bench(plan: Plan, pack, device, say=print, objectives=None) -> list[dict]:
+    """Every objective (of :func:`~reproducer.bench.family_objectives`, or those named in ``objectives``) at every
+    ``plan.bench_presets`` for ``plan.bench_seconds`` each, on the pack's corpus, in this process (one after the
+    other); "% of peak" against the bf16 matrix-product rate on a GPU (fp32 on a CPU: no bf16 speed-up there),
+    measured once here. A failing objective is a row with its error."""
     import torch
 
     from reproducer.bench import family_objectives, measure_objective
@@ -120,7 +121,7 @@ def bench(plan: Plan, pack, device, say=print) -> list[dict]:
     say(f"   {dtype} matrix-product rate: {peak / 1e12:.1f} TFLOP/s")
     rows = []
     for preset_name in plan.bench_presets:
-        for objective in family_objectives():
+        for objective in objectives or family_objectives():
             try:
                 row = measure_objective(objective, preset_name, plan.bench_seconds, device=str(device),
                                         data_of=pack.training_data, peak=peak, peak_dtype=dtype)

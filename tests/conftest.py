@@ -2,11 +2,18 @@
 from __future__ import annotations
 
 import shutil
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
+import reproducer.papers
+from reproducer import models
 from reproducer.data import registry as reg
+
+sys.path.insert(0, str(Path(__file__).parent / "helpers"))
+import toy_paper  # noqa: E402
 
 
 @pytest.fixture()
@@ -45,3 +52,21 @@ class ToyBooks:
 def books():
     """The :class:`ToyBooks` constructor: ``books()`` or ``books(sizes=(...))``."""
     return ToyBooks
+
+
+@pytest.fixture
+def sixth_paper(tmp_path, monkeypatch):
+    """A toy paper in a temporary folder added to ``reproducer.papers``' search path; the registry read again."""
+    folder = tmp_path / "papers" / "toy_paper"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(textwrap.dedent(toy_paper.TOY_DECLARATION))
+    (folder / "objective.py").write_text(textwrap.dedent(toy_paper.TOY_OBJECTIVE))
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "07_toy.ipynb").write_text("{}")
+    monkeypatch.setattr(reproducer.papers, "__path__", [*reproducer.papers.__path__, str(folder.parent)])
+    models.refresh()
+    yield tmp_path
+    monkeypatch.undo()
+    for name in [m for m in sys.modules if m.startswith("reproducer.papers.toy_paper")]:
+        del sys.modules[name]
+    models.refresh()

@@ -80,6 +80,19 @@ def test_pack_gives_every_family_its_training_data(smoke_pack):
         pack.training_data("quick-thought", "MC-QT", preset("quick-thought", "smoke"))
 
 
+def test_the_plans_bench_stage_takes_a_sixth_paper_from_its_declaration(smoke_pack, sixth_paper):
+    """The toy paper (``tests/helpers/toy_paper.py``, registered from a temporary folder) is benched by the GPU plan's
+    bench stage on the pack's corpus, its data built from what its objective declares it reads."""
+    import torch
+
+    from reproducer.gpu_run import bench
+
+    rows = bench(plan_of("smoke"), Pack(smoke_pack), torch.device("cpu"), say=lambda *a: None, objectives=["toy"])
+    (row,) = rows
+    assert "error" not in row, row
+    assert row["family"] == "toy-objective" and row["steps"] > 0 and row["gflops_per_second"] > 0
+
+
 @pytest.mark.slow
 def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
     """``gpu run --plan smoke`` on the CPU, in a process where the packages the GPU machine lacks cannot be imported

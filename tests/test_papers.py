@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import inspect
 import sys
-import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -92,103 +91,6 @@ def test_a_paper_declared_twice_is_refused(monkeypatch, tmp_path):
     with pytest.raises(ReproducerError, match="Two papers declare one key: \\['kiros2015'\\]"):
         declarations()
     sys.modules.pop("reproducer.papers.again_kiros", None)
-
-
-TOY_OBJECTIVE = '''
-"""A toy objective: the contract's smallest instance that trains — a word average that picks its neighbouring
-sentences among the batch's (a Quick-Thoughts with f = g), on three tiny books."""
-import torch
-
-from reproducer.data.batches import ContiguousSampler, TokenizedCorpus
-from reproducer.data.training_data import TrainingData
-from reproducer.data.vocab import Vocabulary
-from reproducer.encoders.channels import AverageEncoder
-from reproducer.encoders.trained import TokenEncoder
-from reproducer.fit import Objective
-from reproducer.objectives.context import context_loss, context_targets
-from reproducer.train import Preset
-
-
-class Books:
-    def __init__(self, sizes=(9, 7, 11)):
-        self.sentences, self.book_spans = [], []
-        for b, n in enumerate(sizes):
-            start = len(self.sentences)
-            self.sentences += [f"w{(b * 7 + i) % 13} w{i % 5} x{b}" for i in range(n)]
-            self.book_spans.append((b, start, len(self.sentences)))
-
-
-class ToyModel(torch.nn.Module):
-    def __init__(self, vocab_size, dim):
-        super().__init__()
-        self.f = AverageEncoder(vocab_size, dim)
-
-    def forward(self, batch):
-        u = self.f(batch.ids, batch.lengths)
-        return context_loss(u @ u.T, context_targets(batch.positions, batch.book_ids, 1))
-
-
-class Toy(Objective):
-    name = "toy-objective"
-    presets = {name: Preset(name=name, max_steps=20, lr=0.05, eval_config="smoke")
-               for name in ("smoke", "quick", "default", "paper")}
-    variants = {"toy": "the only variant"}
-
-    def training_data(self, variant, preset):
-        books = Books()
-        vocab = Vocabulary.build(books.sentences)
-        return TrainingData(tokenized=TokenizedCorpus.from_corpus(books, vocab), vocab=vocab)
-
-    def build(self, variant, preset, data, *, device, seed=0):
-        model = ToyModel(len(data.vocab), 8).to(device)
-        return model, TokenEncoder(model.f, data.vocab, variant, device=device)
-
-    def sampler(self, variant, preset, data, seed=0, encoder=None):
-        return ContiguousSampler(data.tokenized, 8, seed=seed)
-
-    def batch_flops(self, module, batch):
-        return 2.0 * 3 * len(batch) ** 2 * module.f.output_dim
-
-
-OBJECTIVE = Toy()
-'''
-
-TOY_DECLARATION = '''
-from reproducer.papers import Family, Line, Model, Paper
-
-
-def objective():
-    from reproducer.papers.toy_paper.objective import OBJECTIVE
-
-    return OBJECTIVE
-
-
-PAPER = Paper(
-    key="toy2026", citation="Toy et al. 2026", label="Toy 2026", title="A sixth paper", chapter="07_toy",
-    families=(Family("toy-objective", objective),),
-    models=(Model("toy-encoder", "toy-objective", variant="toy", description="a toy"),),
-    neighbours="toy-encoder", lines=(Line("toy objective", "toy-objective", "toy"),),
-    bench={"toy": ("toy-objective", "toy")}, tasks=("MR", "STS14"),
-)
-'''
-
-
-@pytest.fixture
-def sixth_paper(tmp_path, monkeypatch):
-    """A toy paper in a temporary folder added to ``reproducer.papers``' search path; the registry read again."""
-    folder = tmp_path / "papers" / "toy_paper"
-    folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text(textwrap.dedent(TOY_DECLARATION))
-    (folder / "objective.py").write_text(textwrap.dedent(TOY_OBJECTIVE))
-    (tmp_path / "notebooks").mkdir()
-    (tmp_path / "notebooks" / "07_toy.ipynb").write_text("{}")
-    monkeypatch.setattr(reproducer.papers, "__path__", [*reproducer.papers.__path__, str(folder.parent)])
-    models.refresh()
-    yield tmp_path
-    monkeypatch.undo()
-    for name in [m for m in sys.modules if m.startswith("reproducer.papers.toy_paper")]:
-        del sys.modules[name]
-    models.refresh()
 
 
 def test_a_sixth_paper_is_one_folder(sixth_paper):
