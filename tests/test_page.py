@@ -71,6 +71,32 @@ def test_the_claims_box_gives_each_claim_its_outcome_and_reason():
         Page("01_skip_thoughts").claims_box(claims.assign(outcome="maybe"), "")
 
 
+def test_the_claims_end_stores_counts_glues_and_shows_the_table(tmp_path, monkeypatch):
+    """The one ending of every paper's chapter: claims.json in the run's folder (what chapter 06 reads), the count of
+    decided claims, the box glued for the chapter's top, and the table returned for the cell to show."""
+    import IPython.display
+    import myst_nb
+
+    from reproducer.files import read_json
+    from reproducer.results_store import NotebookRun
+
+    glued, shown_first = {}, []
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display=False: glued.update({name: value}))
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown_first.append(obj.data))
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    claims = pd.DataFrame([
+        {"claim": "A beats B", "outcome": "reproduced", "ours": "+2.18 [+0.06, +4.23]", "threshold": "≥ 0",
+         "paper": "", "numbers": "", "noise": ""},
+        {"claim": "C beats D", "outcome": "inconclusive", "ours": "-0.05 [-3.50, +3.42]", "threshold": "≥ 0",
+         "paper": "", "numbers": "", "noise": ""}])
+    run = NotebookRun("01_skip_thoughts", "quick")
+    shown = Page("01_skip_thoughts").claims_end(run, claims, "corpus: ours")
+    assert read_json(tmp_path / "01_skip_thoughts" / "quick" / "claims.json") == claims.to_dict(orient="records")
+    assert shown_first == ["**1 of 2 claims decided** (1 reproduced) at the `quick` preset."]
+    assert "claims-box" in glued["claims_box"].html and "corpus: ours" in glued["claims_box"].html
+    assert "C beats D" in shown.html and "regenerate" in shown.html
+
+
 def test_the_headline_counts_the_outcomes():
     counts = pd.DataFrame({"reproduced": [2, 1], "not reproduced": [0, 1], "inconclusive": [3, 0],
                            "not checked": [0, 0], "decided": [2, 2], "claims": [5, 2]}, index=["Kiros", "Zhang"])

@@ -27,7 +27,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from reproducer.notebook import notebook_path, parameters_source
-from reproducer.report.claims import BOOK, COLOURS
+from reproducer.report.claims import BOOK, COLOURS, claim_table, counts
 
 _CHECKOUT = Path(__file__).resolve().parents[2]
 #: The one rule for numbers in the book's tables (stated in the intro's "How to read a table").
@@ -151,6 +151,20 @@ class Page:
         return Shown(f'{_STYLE}<div class="claims-box"><b>The claims, at a glance</b> ({len(claims)}: {head}; the '
                      f'reasons and numbers are in the table at the end)<ul>{"".join(items)}</ul>'
                      f'<div class="setting"><b>Setting:</b> {_code(setting)}</div></div>')
+
+    def claims_end(self, run, claims: pd.DataFrame, setting: str) -> Shown:
+        """The ending every paper's chapter shares: its judged ``claims`` (:func:`~reproducer.report.claims.check`)
+        stored as ``claims.json`` in ``run``'s folder (chapter 06's scorecard reads them), how many are decided, the
+        box the chapter opens with (:meth:`claims_box` with ``setting``, glued as ``claims_box``) and the claims
+        table, returned so that the cell shows it."""
+        from IPython.display import Markdown, display
+
+        run.record("claims", claims.to_dict(orient="records"))
+        n = counts(claims)
+        display(Markdown(f"**{n['decided']} of {len(claims)} claims decided** ({n['reproduced']} reproduced) at the "
+                         f"`{run.preset}` preset."))
+        self.glue("claims_box", self.claims_box(claims, setting))
+        return self.table(claim_table(claims), wrap=("claim", "paper", "numbers", "noise"), index=False)
 
     def headline(self, counts: pd.DataFrame, preset: str) -> Shown:
         """The book's verdict in one box: how many of the claims reproduce, and the outcomes per paper (``counts`` from
