@@ -2,7 +2,8 @@
 now writes them: each test set's gold scores once per results folder (``<folder>/gold/<sha256>.json``) instead of once
 per encoder scored on it, and the same value once read, so every number stays what the notebooks computed. A result
 recorded in its folder's manifest (``cache_keys.json``) keeps its key and the checkpoints it was computed from, and
-gets the digest of its new form, so the notebooks still reuse it (:func:`reproducer.results_store.share_stored`). Run from
+gets the digest of its new form, so the notebooks still reuse it (:func:`reproducer.results_store.share_stored`). Run
+from
 the repository root: ``python scripts/share_gold.py``."""
 from __future__ import annotations
 

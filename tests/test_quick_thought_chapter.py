@@ -137,7 +137,8 @@ def test_models_share_the_default_budget_as_the_chapter_says(monkeypatch):
 @pytest.mark.parametrize("scale", ["smoke", "quick", "default", "paper"])
 def test_the_train_command_trains_the_chapters_budget(monkeypatch, tmp_path, scale):
     """``python -m reproducer train <model> --preset P`` trains exactly the settings chapter 02 trains it with at P
-    (issue 64: the budget lived in two places, and bi-QT at default trained 7/3 of the chapter's into one checkpoint)."""
+    (issue 64: the budget lived in two places, and bi-QT at default trained 7/3 of the chapter's into one
+    checkpoint)."""
     import reproducer.papers
     from reproducer.train_command import train_model
 

@@ -228,7 +228,8 @@ class ChapterModels:
         return found
 
     def declare(self) -> None:
-        """Declare the run's settings (:meth:`~reproducer.results_store.NotebookRun.settings`): the key of its results."""
+        """Declare the run's settings (:meth:`~reproducer.results_store.NotebookRun.settings`): the key of its
+        results."""
         self.run.settings(self.settings_record())
 
     def sibling(self, run, settings, seed: int) -> "ChapterModels":

@@ -66,7 +66,7 @@ TOY_DECLARATION = '''
 from reproducer.papers import Family, Line, Model, Paper
 
 
-def objective():
+def load_objective():
     from reproducer.papers.toy_paper.objective import OBJECTIVE
 
     return OBJECTIVE
@@ -74,7 +74,7 @@ def objective():
 
 PAPER = Paper(
     key="toy2026", citation="Toy et al. 2026", label="Toy 2026", title="A sixth paper", chapter="07_toy",
-    families=(Family("toy-objective", objective),),
+    families=(Family("toy-objective", load_objective),),
     models=(Model("toy-encoder", "toy-objective", variant="toy", description="a toy"),),
     neighbours="toy-encoder", lines=(Line("toy objective", "toy-objective", "toy"),),
     bench={"toy": ("toy-objective", "toy")}, tasks=("MR", "STS14"),

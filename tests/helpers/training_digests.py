@@ -8,7 +8,8 @@ machine, since PyTorch's CPU generator draws the same numbers everywhere), of it
 its loss records, and the loss records themselves (compared closely where the machine's CPU kernels differ from the
 recording machine's: another SIMD width sums in another order).
 
-    python tests/helpers/training_digests.py            # record (before a change)
+    python tests/helpers/training_digests.py            # record every family (before a change)
+    python tests/helpers/training_digests.py toy-objective   # record one family more, keeping the others' record
 """
 from __future__ import annotations
 
@@ -90,6 +91,9 @@ if __name__ == "__main__":
     import time
 
     t0 = time.perf_counter()
-    record = {"machine": machine(), "digests": digests(set(sys.argv[1:]) or None)}
+    only = set(sys.argv[1:]) or None  # families named: their runs recorded (again), the others' kept as they are
+    kept = json.loads(RECORD.read_text())["digests"] if only and RECORD.is_file() else {}
+    found = digests(only)
+    record = {"machine": machine(), "digests": {**kept, **found}}
     RECORD.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"{len(record['digests'])} runs recorded in {time.perf_counter() - t0:.0f} s -> {RECORD}")
+    print(f"{len(found)} runs recorded in {time.perf_counter() - t0:.0f} s -> {RECORD}")

@@ -135,8 +135,8 @@ def table4(ours: dict[str, dict], tasks: list[str]) -> pd.DataFrame:
 
 def earlier_sts14(run, names=("uni-QT", "bi-QT", "BoW-QT", "MC-QT"), chapter: str = "02_quick_thoughts"
                   ) -> dict[str, float]:
-    """STS14 Pearson r × 100 of chapter 02's models that ``run`` (a :class:`~reproducer.results_store.NotebookRun`) finds
-    at its preset, as ``"<name> (ours, ch. 02)"``; models not evaluated there are left out."""
+    """STS14 Pearson r × 100 of chapter 02's models that ``run`` (a :class:`~reproducer.results_store.NotebookRun`)
+    finds at its preset, as ``"<name> (ours, ch. 02)"``; models not evaluated there are left out."""
     out = {}
     for name in names:
         try:

@@ -8,7 +8,7 @@ a transformer encoder, mean-max pooling and a decoder that attends to the pooled
 from reproducer.papers import Family, Line, Paper, family_models
 
 
-def objective():
+def load_objective():
     """The paper's :class:`~reproducer.fit.Objective`, imported on first use (the registry is read without torch)."""
     from reproducer.papers.mean_max_aae.objective import OBJECTIVE
 
@@ -18,7 +18,7 @@ def objective():
 PAPER = Paper(
     key="zhang2018", citation="Zhang et al. 2018", label="Zhang 2018", title="Mean-max attention autoencoder",
     chapter="05_mean_max_aae",
-    families=(Family("autoencoder", objective),),
+    families=(Family("autoencoder", load_objective),),
     models=family_models([(v, (v,), description) for v, description in [
         ("mean-max AAE", "self-attention encoder, mean-max pooling and attention"),
         ("mean AAE", "mean pooling only"), ("max AAE", "max pooling only"),

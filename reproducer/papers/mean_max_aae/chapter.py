@@ -83,8 +83,8 @@ def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
 
 
 def earlier_json(run, chapter: str, name: str) -> dict | None:
-    """:meth:`run.earlier <reproducer.results_store.NotebookRun.earlier>`, or ``None`` when that chapter has not been run
-    at this preset (its rows are then left out)."""
+    """:meth:`run.earlier <reproducer.results_store.NotebookRun.earlier>`, or ``None`` when that chapter has not been
+    run at this preset (its rows are then left out)."""
     try:
         return run.earlier(chapter, name)
     except ReproducerError:
@@ -93,7 +93,8 @@ def earlier_json(run, chapter: str, name: str) -> dict | None:
 
 def timing(settings, seconds: float, books: int, seed: int = 0, repeats: int = 1) -> dict:
     """The timing study: the mean-max AAE, the mean-max RAE and uni-skip at the preset's widths, each trained for
-    ``seconds`` on ``books`` books in its own process (:func:`~reproducer.papers.widths.bench_widths`), the whole repeated
+    ``seconds`` on ``books`` books in its own process (:func:`~reproducer.papers.widths.bench_widths`), the whole
+    repeated
     ``repeats`` times (seeds ``seed``, ``seed + 1``, …): ``{"runs": the first repeat's runs, "repeats": [...]}``."""
     from reproducer.papers.widths import bench_widths
 

@@ -136,7 +136,8 @@ def curve_point(module, encoder, held_out: list, config: str = "prototype") -> d
 
 def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: bool, curves=(), progress: bool = True):
     """The :class:`~reproducer.fit.Fitted` Table 3 variant ``name``: this kernel's, else trained (resuming from, or
-    reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model <reproducer.results_store.NotebookRun.model>`,
+    reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model
+    <reproducer.results_store.NotebookRun.model>`,
     which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
     preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
     def point(fitted, step):

@@ -12,7 +12,7 @@ Twitter numbers are on SemEval-2015 PIT, for which the Twitter URL corpus stands
 from reproducer.papers import Family, Line, Paper, family_models
 
 
-def objective():
+def load_objective():
     """The paper's :class:`~reproducer.fit.Objective`, imported on first use (the registry is read without torch)."""
     from reproducer.papers.paraphrastic.objective import OBJECTIVE
 
@@ -22,7 +22,7 @@ def objective():
 PAPER = Paper(
     key="wieting2016", citation="Wieting et al. 2016", label="Wieting 2016",
     title="Paraphrastic sentence embeddings", chapter="03_paraphrastic",
-    families=(Family("paraphrastic", objective),),
+    families=(Family("paraphrastic", load_objective),),
     models=family_models([
         ("PP", ("paragram-phrase",), "word averaging (paragram-phrase)"),
         ("proj", ("projection",), "averaging, then a linear projection"),

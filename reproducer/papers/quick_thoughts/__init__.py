@@ -17,7 +17,7 @@ BUDGET_SHARES = {"bi-QT": {"default": 3 / 7}, "MC-QT": {"default": 3 / 7},
                  "BoW-QT": {"smoke": 1 / 3, "quick": 1 / 3, "default": 1 / 7, "paper": 1 / 3}}
 
 
-def objective():
+def load_objective():
     """The paper's :class:`~reproducer.fit.Objective`, imported on first use (the registry is read without torch)."""
     from reproducer.papers.quick_thoughts.objective import OBJECTIVE
 
@@ -27,7 +27,7 @@ def objective():
 PAPER = Paper(
     key="logeswaran2018", citation="Logeswaran & Lee 2018", label="Logeswaran 2018", title="Quick-Thoughts",
     chapter="02_quick_thoughts",
-    families=(Family("quick-thought", objective),),
+    families=(Family("quick-thought", load_objective),),
     models=(
         *(replace(m, budget_shares=BUDGET_SHARES.get(m.name, {})) for m in family_models(
             [("uni-QT", ("uni-QT",), "[f; g], two GRUs (Tang & de Sa's QT RNN is combine-QT)"),

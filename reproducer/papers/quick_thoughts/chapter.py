@@ -176,7 +176,8 @@ class QuickThoughtModels(ChapterModels):
     """The chapter's models by name, each trained or reloaded once through :meth:`run.model
     <reproducer.results_store.NotebookRun.model>` (this kernel's model, else trained, resuming from its checkpoint; a
     finished one is reloaded): the Quick-Thoughts ``uni-QT``, ``bi-QT``, ``MC-QT`` and ``BoW-QT`` (their shares of
-    the budget: each model's ``budget_shares``, :class:`~reproducer.papers.Model`) of the preset ``settings``; ``ST``, the efficiency study's skip-thought
+    the budget: each model's ``budget_shares``, :class:`~reproducer.papers.Model`) of the preset ``settings``; ``ST``,
+    the efficiency study's skip-thought
     (:func:`matched_skip_thought`); Table 9's smaller MC-QT (:func:`smaller_mc_qt`, as many steps as MC-QT took).
     ``combine-QT`` is ``[uni-QT; bi-QT]``, ``uni-QT f`` uni-QT's input encoder alone and ``glove-bow`` GloVe
     averaging. ST and uni-QT's input encoder ``f`` are scored on ``curve_tasks`` while they train (Figure 2). The

@@ -7,7 +7,7 @@ it with two conditional GRU decoders, then vocabulary expansion.
 from reproducer.papers import Family, Line, Model, Paper, family_models
 
 
-def objective():
+def load_objective():
     """The paper's :class:`~reproducer.fit.Objective`, imported on first use (the registry is read without torch)."""
     from reproducer.papers.skip_thoughts.objective import OBJECTIVE
 
@@ -17,7 +17,7 @@ def objective():
 PAPER = Paper(
     key="kiros2015", citation="Kiros et al. 2015", label="Kiros 2015", title="Skip-Thought Vectors",
     chapter="01_skip_thoughts",
-    families=(Family("skip-thought", objective),),
+    families=(Family("skip-thought", load_objective),),
     models=(
         *family_models([("uni-skip", ("uni-skip",), "GRU encoder, two conditional GRU decoders"),
                         ("bi-skip", ("bi-skip",), "bidirectional GRU encoder")], "skip-thought"),

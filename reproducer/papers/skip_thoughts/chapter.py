@@ -29,7 +29,8 @@ NEIGHBOUR_MODELS = (*ORDER, "glove-bow")
 
 class SkipThoughtModels(ChapterModels):
     """Chapter 01's models by name: ``uni-skip`` and ``bi-skip`` trained (or reloaded) at the preset ``settings``
-    through :meth:`run.model <reproducer.results_store.NotebookRun.model>`, each recording its held-out loss and its STS14
+    through :meth:`run.model <reproducer.results_store.NotebookRun.model>`, each recording its held-out loss and its
+    STS14
     score (cosine) at the preset's evaluation points; ``combine-skip`` = ``[uni-skip; bi-skip]``; every encoder but
     ``… (no expansion)`` has its vocabulary expanded with our word2vec (Kiros et al.'s vocabulary expansion);
     ``glove-bow`` GloVe averaging. :meth:`unit` trains a model and caches everything the chapter shows of it."""
