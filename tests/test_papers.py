@@ -164,3 +164,20 @@ def test_a_sixth_paper_is_benched_and_its_claim_reaches_the_scorecard(sixth_pape
 
 def test_the_registry_forgets_the_sixth_paper_after_the_test():
     assert "toy2026" not in models.PAPERS and "toy-encoder" not in models.MODELS
+
+
+def test_a_declaration_does_not_shadow_its_objective_module():
+    """A name of the declaration's package that is also a submodule's (``objective``) is replaced by the submodule as
+    soon as it is imported: what ``from <paper> import objective`` gives would depend on import order, and the API
+    pages would document both (the book build fails on the duplicate)."""
+    import importlib
+    import pkgutil
+    import types
+
+    for info in pkgutil.iter_modules(reproducer.papers.__path__):
+        package = importlib.import_module(f"reproducer.papers.{info.name}")
+        if not hasattr(package, "PAPER"):
+            continue
+        submodules = {m.name for m in pkgutil.iter_modules(package.__path__)}
+        clashes = [n for n in submodules if n in vars(package) and not isinstance(vars(package)[n], types.ModuleType)]
+        assert not clashes, (info.name, clashes)
