@@ -3,6 +3,7 @@ digests recorded in ``tests/data/training_digests.json`` (written by this file r
 the training route), so that a refactor that changes one random stream, one initial weight or one training step is
 caught.
 
+Each family reads the data its chapter builds, its word vectors replaced by seeded ones (:func:`seeded_vectors`).
 Per (family, variant, seed): the SHA-256 of the module's weights at initialisation (the untrained twin: exact on every
 machine, since PyTorch's CPU generator draws the same numbers everywhere), of its weights after the smoke budget, of
 its loss records, and the loss records themselves (compared closely where the machine's CPU kernels differ from the
@@ -64,6 +65,24 @@ def _preset(fam):
     return preset(fam.name, "smoke")
 
 
+def seeded_vectors(data):
+    """``data`` with its word vectors (fixed inputs, or initial embeddings) replaced by seeded random ones of the same
+    shape and words: our word2vec is trained again on a clean machine (two gensim workers, and an initialisation that
+    hashes the words with Python's per-process hash), so its values differ from one machine to the next, while the
+    training route under test does not depend on them. The vocabulary and the corpus ids stay the chapters'."""
+    import dataclasses
+
+    from reproducer.data.vectors import WordVectors
+
+    vectors, rng = data.vectors, np.random.default_rng(0)
+    if vectors is None:
+        return data
+    if isinstance(vectors, WordVectors):
+        table = rng.normal(0, 0.1, vectors.vectors.shape).astype(np.float32)
+        return dataclasses.replace(data, vectors=WordVectors(vectors.words, table, name="seeded"))
+    return dataclasses.replace(data, vectors=rng.normal(0, 0.1, np.asarray(vectors).shape).astype(np.float32))
+
+
 def digests(only: set[str] | None = None) -> dict:
     """``{"family/variant/seed": {...}}`` for every family (or those in ``only``) and variant at ``smoke``."""
     torch.set_num_threads(torch.get_num_threads())
@@ -73,7 +92,7 @@ def digests(only: set[str] | None = None) -> dict:
             continue
         settings = _preset(fam)
         for variant in fam.variants:
-            data = fam.training_data(variant, settings)
+            data = seeded_vectors(fam.training_data(variant, settings))
             for seed in SEEDS:
                 twin = _untrained(fam, variant, settings, data, seed)
                 fitted = _fit(fam, variant, settings, data, seed)
