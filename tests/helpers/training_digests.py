@@ -4,10 +4,10 @@ the training route), so that a refactor that changes one random stream, one init
 caught.
 
 Each family reads the data its chapter builds, its word vectors replaced by seeded ones (:func:`seeded_vectors`).
-Per (family, variant, seed): the SHA-256 of the module's weights at initialisation (the untrained twin: exact on every
-machine, since PyTorch's CPU generator draws the same numbers everywhere), of its weights after the smoke budget, of
-its loss records, and the loss records themselves (compared closely where the machine's CPU kernels differ from the
-recording machine's: another SIMD width sums in another order).
+Per (family, variant, seed): the SHA-256 of the module's weights at initialisation (the untrained twin), of its weights
+after the smoke budget and of its vectors, and the loss records themselves; where the machine's CPU kernels differ
+from the recording machine's (another SIMD width sums in another order), the sizes of the initial weights and vectors
+and the losses are compared closely instead.
 
     python tests/helpers/training_digests.py            # record every family (before a change)
     python tests/helpers/training_digests.py toy-objective   # record one family more, keeping the others' record
@@ -42,6 +42,12 @@ def weights_digest(module: torch.nn.Module) -> str:
         digest.update(f"{tensor.dtype}{tuple(tensor.shape)}".encode())
         digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
     return digest.hexdigest()
+
+
+def weights_size(module: torch.nn.Module) -> float:
+    """The sum of the absolute values of every weight (float64): what is compared where the digests cannot be (another
+    machine's kernels: LAPACK's QR behind an orthogonal initialisation may round otherwise)."""
+    return float(sum(t.detach().double().abs().sum() for t in module.state_dict().values() if t.is_floating_point()))
 
 
 def families() -> list:
@@ -99,7 +105,8 @@ def digests(only: set[str] | None = None) -> dict:
                 losses = [[r["step"], r["loss"]] for r in fitted.log.losses]
                 vectors = np.asarray(fitted.encoder.encode(SENTENCES), dtype=np.float32)
                 found[f"{fam.name}/{variant}/{seed}"] = {
-                    "initial": weights_digest(twin.module), "trained": weights_digest(fitted.module),
+                    "initial": weights_digest(twin.module), "initial_size": weights_size(twin.module),
+                    "trained": weights_digest(fitted.module),
                     "steps": fitted.log.step, "examples": fitted.log.examples, "losses": losses,
                     "encoded": hashlib.sha256(vectors.tobytes()).hexdigest(),
                     "encoded_sum": float(np.abs(vectors).sum())}
