@@ -17,7 +17,7 @@ import numpy as np
 
 from reproducer.errors import ReproducerError
 from reproducer.models import DECLARATIONS
-from reproducer.papers.widths import one_process_each, peak_rss
+from reproducer.runtime import one_process_each, peak_rss
 
 # ---- every objective family at a preset: how much of the machine a training second uses ----
 
@@ -122,7 +122,8 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
 def bench_train(objectives=None, *, preset: str = "default", seconds: float = 30, seed: int = 0,
                 device: str | None = None, profile_steps: int = 0, **overrides) -> dict:
     """Train each objective of :func:`family_objectives` (all: ``None``) at ``preset`` (its model sizes and batch size,
-    on the real training data of its chapter) for ``seconds`` of training time, each in a fresh process, one after the other.
+    on the real training data of its chapter) for ``seconds`` of training time, each in a fresh process, one after
+    the other.
     Per objective: sentences (pairs) per second, useful GFLOP/s (``batch_flops`` of its objective module, real
     tokens only), that as a percentage of this machine's sgemm rate measured in the same process
     (:func:`~reproducer.flops.sgemm_peak`), padding waste (padded ÷ real token positions), peak memory; with

@@ -22,7 +22,7 @@ import torch
 
 from reproducer.errors import ReproducerError
 from reproducer.runtime import default_device, seed_everything
-from reproducer.train import Preset, TrainLog, train
+from reproducer.train import Preset, TrainLog, restore_rng, rng_state, train
 
 
 class Objective:
@@ -113,17 +113,14 @@ def at_initialisation():
 
 
 def _random_state() -> tuple:
-    """Python's, NumPy's and PyTorch's random-number states (CPU, and every GPU when there is one)."""
-    return (random.getstate(), np.random.get_state(), torch.get_rng_state(),
-            torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None)
+    """Python's and NumPy's random-number states, and PyTorch's (:func:`~reproducer.train.rng_state`)."""
+    return random.getstate(), np.random.get_state(), rng_state()
 
 
 def _set_random_state(state: tuple) -> None:
     random.setstate(state[0])
     np.random.set_state(state[1])
-    torch.set_rng_state(state[2])
-    if state[3] is not None:
-        torch.cuda.set_rng_state_all(state[3])
+    restore_rng(state[2])
 
 
 def fit(objective: Objective, variant, preset: Preset, data, *, checkpoint=None,

@@ -29,7 +29,7 @@ from reproducer.errors import ReproducerError
 from reproducer.files import write_json
 from reproducer.log import log_to, logger
 from reproducer.plot_style import set_style
-from reproducer.results_store import PRESETS, NotebookRun, result_key, results_root  # noqa: F401 (the notebooks')
+from reproducer.results_store import PRESETS, NotebookRun, result_key, results_root
 
 _CHECKOUT = Path(__file__).resolve().parents[1]
 #: The types a parameter may be annotated with, by annotation.

@@ -1,5 +1,6 @@
-"""Seeds, devices and the CPU allocator: one ``seed_everything``, one ``default_device``, one ``inference``
-context and ``keep_freed_memory`` for the whole library.
+"""Seeds, devices, processes and the CPU allocator: one ``seed_everything``, one ``default_device``, one
+``inference`` context, ``keep_freed_memory``, and for the benchmarks ``one_process_each`` and ``peak_rss`` for the
+whole library.
 
 All training and encoding code takes its device from :func:`default_device` (CUDA when available,
 else CPU) or from an explicit argument, never a hard-coded one, so the ``paper`` presets run
@@ -8,10 +9,14 @@ unchanged on a GPU.
 from __future__ import annotations
 
 import ctypes
+import multiprocessing as mp
 import os
 import random
+import resource
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -101,3 +106,26 @@ def keep_freed_memory(threshold: int = 1 << 30) -> bool:
             ok = False
     _ALLOCATOR["tuned"] = ok
     return ok
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory in bytes. On Linux ``VmHWM`` (reset by ``exec``): ``ru_maxrss``
+    would report the parent's peak when the parent is larger, e.g. a notebook kernel spawning the benchmark."""
+    status = Path("/proc/self/status")
+    if status.is_file():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+
+
+def one_process_each(run, objectives, known, *args) -> list[dict]:
+    """``run(objective, *args)`` for each objective in a fresh process (its own peak memory), one after the other."""
+    unknown = [o for o in objectives if o not in known]
+    if unknown or not objectives:
+        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(known)}.")
+    runs = []
+    for objective in objectives:
+        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
+            runs.append(pool.submit(run, objective, *args).result())
+    return runs

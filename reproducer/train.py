@@ -190,13 +190,13 @@ def world() -> tuple[int, int]:
 
 def _save(path: Path, model, optimizer, log: TrainLog, config: TrainConfig, identity: dict, scaler=None) -> None:
     state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "log": log.to_dict(),
-             "config": asdict(config), "identity": identity, "rng": _rng_state()}
+             "config": asdict(config), "identity": identity, "rng": rng_state()}
     if scaler is not None:
         state["scaler"] = scaler.state_dict()
     checkpoints.save(state, path)
 
 
-def _rng_state() -> dict:
+def rng_state() -> dict:
     """PyTorch's random-number state (CPU and every GPU): what dropout draws next. Batches need none (they are pure
     functions of the step), but a model with dropout resumes exactly only from the state its checkpoint was written
     in."""
@@ -204,8 +204,8 @@ def _rng_state() -> dict:
             "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else []}
 
 
-def _restore_rng(state: dict | None) -> None:
-    """Put back a :func:`_rng_state` (a checkpoint from before it was saved has none: nothing to restore)."""
+def restore_rng(state: dict | None) -> None:
+    """Put back a :func:`rng_state` (a checkpoint from before it was saved has none: nothing to restore)."""
     if not state:
         return
     torch.set_rng_state(state["torch"].cpu())
@@ -387,7 +387,7 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
         loaded = log.to_dict()  # a deep copy: the log's lists grow as it trains
         if scaler is not None and "scaler" in state:
             scaler.load_state_dict(state["scaler"])
-        _restore_rng(state.get("rng"))  # dropout continues where the checkpointed run was
+        restore_rng(state.get("rng"))  # dropout continues where the checkpointed run was
     forward = model
     if size > 1:
         from torch.nn.parallel import DistributedDataParallel

@@ -14,6 +14,7 @@ from reproducer.data import registry as reg
 
 sys.path.insert(0, str(Path(__file__).parent / "helpers"))
 import toy_paper  # noqa: E402
+from toy_paper import ToyBooks  # noqa: E402
 
 
 @pytest.fixture()
@@ -34,18 +35,6 @@ def fake_mirror(tmp_path, monkeypatch, real_cache):
     monkeypatch.setenv("REPRODUCER_DATA_MIRROR", str(mirror))
     monkeypatch.setenv("REPRODUCER_DATA_DIR", str(cache))
     return mirror, cache
-
-
-class ToyBooks:
-    """A toy corpus shaped like :class:`~reproducer.data.corpus.Corpus` (``sentences``, ``book_spans``): books of
-    ``sizes`` sentences whose words repeat, for contiguous-batch objectives."""
-
-    def __init__(self, sizes=(7, 5, 9)):
-        self.sentences, self.book_spans = [], []
-        for b, n in enumerate(sizes):
-            start = len(self.sentences)
-            self.sentences += [f"w{(b * 7 + i) % 13} w{i % 5} x{b}" for i in range(n)]
-            self.book_spans.append((b, start, len(self.sentences)))
 
 
 @pytest.fixture()

@@ -17,10 +17,11 @@ from torch import nn
 from reproducer import checkpoints
 from reproducer.data.batches import SentenceBatch
 from reproducer.errors import ReproducerError
+from reproducer.fit import Objective, fit
 from reproducer.flops import rnn_token_macs, sgemm_peak, training_flops
 from reproducer.models import FAMILIES, family
 from reproducer.presets import preset
-from reproducer.train import TrainConfig, TrainLog, train
+from reproducer.train import Preset, TrainConfig, TrainLog, train
 
 HERE = Path(__file__).resolve().parent
 
@@ -286,33 +287,23 @@ def test_recurrent_encoder_trains_and_encodes_alike():
     torch.testing.assert_close(trained.detach(), encoded, atol=1e-6, rtol=0)
 
 
-class _TinyObjective:
-    """The smallest :class:`~reproducer.fit.Objective`: :func:`tiny_model` with fixed word vectors on
+class TinyObjective(Objective):
+    """The smallest :class:`~reproducer.fit.Objective`: :func:`tiny_model`'s network with fixed word vectors on
     :func:`tiny_batches`."""
 
-    @staticmethod
-    def make():
-        from reproducer.fit import Objective
-        from reproducer.train import Preset
+    name, presets, variants = "tiny", {"t": Preset(name="t", max_steps=2)}, {"tiny": "a GRU regression"}
 
-        class Tiny(Objective):
-            name, presets, variants = "tiny", {"t": Preset(name="t", max_steps=2)}, {"tiny": "a GRU regression"}
+    def build(self, variant, preset, data, *, device, seed=0):
+        model = _Tiny().to(device)
+        model.embed.weight.requires_grad_(False)  # fixed word vectors are not counted
+        return model, None
 
-            def build(self, variant, preset, data, *, device, seed=0):
-                model = _Tiny().to(device)
-                model.embed.weight.requires_grad_(False)  # fixed word vectors are not counted
-                return model, None
-
-            def sampler(self, variant, preset, data, seed=0, encoder=None):
-                return SimpleNamespace(batch=tiny_batches)
-
-        return Tiny()
+    def sampler(self, variant, preset, data, seed=0, encoder=None):
+        return SimpleNamespace(batch=tiny_batches)
 
 
 def test_fit_records_the_trainable_parameters():
-    from reproducer.fit import fit
-
-    objective = _TinyObjective.make()
+    objective = TinyObjective()
     fitted = fit(objective, "tiny", objective.presets["t"], None, device="cpu", progress=False)
     model = fitted.module
     expected = sum(p.numel() for p in (*model.rnn.parameters(), *model.head.parameters()))
@@ -324,9 +315,7 @@ def test_fit_sets_the_seed_once_and_training_starts_from_it():
     """The weights are the seed's whatever ran before, and the training steps draw from the seeded state (as the
     trainer did when it seeded again): this model draws nothing while it trains, so the evaluation at its end draws
     what a fresh seed gives first. Another seed is another run."""
-    from reproducer.fit import fit
-
-    objective = _TinyObjective.make()
+    objective = TinyObjective()
     runs, draws = [], []
     for seed in (3, 3, 4):
         torch.rand(5)  # whatever ran before does not leak into the run
@@ -340,10 +329,7 @@ def test_fit_sets_the_seed_once_and_training_starts_from_it():
 
 
 def test_fit_names_the_variants_of_an_unknown_one():
-    from reproducer.errors import ReproducerError
-    from reproducer.fit import fit
-
-    objective = _TinyObjective.make()
+    objective = TinyObjective()
     with pytest.raises(ReproducerError, match="Unknown tiny variant 'huge'; choose one of tiny"):
         fit(objective, "huge", objective.presets["t"], None, device="cpu", progress=False)
 

@@ -115,7 +115,7 @@ def test_benchmark_memory_is_the_spawned_process_own_peak():
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    from reproducer.papers.widths import peak_rss as _peak_rss
+    from reproducer.runtime import peak_rss as _peak_rss
 
     ballast = np.ones(300 * 2**20 // 8)  # 300 MiB held by this (parent) process
     parent = _peak_rss()

@@ -15,99 +15,61 @@ the same ``vocab_size`` words (exact softmax unless ``n_sampled``); the autoenco
 """
 from __future__ import annotations
 
-import multiprocessing as mp
-import resource
-import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-from reproducer.errors import ReproducerError
+import torch
+
+from reproducer.data.batches import ContiguousSampler, SentenceSampler, TokenizedCorpus, TripleSampler
+from reproducer.data.corpus import CorpusConfig, load_corpus
+from reproducer.data.vocab import Vocabulary
+from reproducer.encoders.attention import AAEConfig
+from reproducer.encoders.recurrent import RecurrentConfig
+from reproducer.fit import Objective, fit
+from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
+from reproducer.papers.quick_thoughts.objective import QuickThought
+from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
+from reproducer.runtime import default_device, one_process_each, peak_rss
+from reproducer.train import Preset
 
 OBJECTIVES = ("quick_thought", "skip_thought", "aae", "rae")
 BATCH = {"quick_thought": 400, "skip_thought": 128, "aae": 64, "rae": 64}
 
 
-def peak_rss() -> int:
-    """This process's peak resident memory in bytes. On Linux ``VmHWM`` (reset by ``exec``): ``ru_maxrss``
-    would report the parent's peak when the parent is larger, e.g. a notebook kernel spawning the benchmark."""
-    status = Path("/proc/self/status")
-    if status.is_file():
-        for line in status.read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-
-
-def one_process_each(run, objectives, known, *args) -> list[dict]:
-    """``run(objective, *args)`` for each objective in a fresh process (its own peak memory), one after the other."""
-    unknown = [o for o in objectives if o not in known]
-    if unknown or not objectives:
-        raise ReproducerError(f"Unknown objectives {unknown}; choose from {', '.join(known)}.")
-    runs = []
-    for objective in objectives:
-        with ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn")) as pool:
-            runs.append(pool.submit(run, objective, *args).result())
-    return runs
-
-
-class SameWidth:
+class SameWidth(Objective):
     """The objectives of :func:`bench_widths` at one width, as one :class:`~reproducer.fit.Objective` whose variants
     are :data:`OBJECTIVES`: each paper's model built at ``hidden`` units over ``word_dim``-d words (the module
     docstring gives each one's sizes), on one corpus and vocabulary (``data``: ``(vocab, tokenized)``)."""
 
-    @staticmethod
-    def make(hidden: int, word_dim: int, n_sampled: int, batch_size: int):
-        from reproducer.fit import Objective
+    name = "same width"
 
-        class Objectives(Objective):
-            name, variants = "same width", {o: f"{o} at {hidden} units" for o in OBJECTIVES}
+    def __init__(self, hidden: int, word_dim: int, n_sampled: int, batch_size: int):
+        self.hidden, self.word_dim, self.n_sampled, self.batch_size = hidden, word_dim, n_sampled, batch_size
+        self.variants = {o: f"{o} at {hidden} units" for o in OBJECTIVES}
 
-            def build(self, variant, preset, data, *, device, seed=0):
-                import torch
+    def build(self, variant, preset, data, *, device, seed=0):
+        vocab, hidden, word_dim = data[0], self.hidden, self.word_dim
+        encoder = RecurrentConfig(len(vocab), word_dim, hidden)
+        if variant == "quick_thought":
+            model = QuickThought.recurrent(encoder)
+        elif variant in ("aae", "rae"):
+            vectors = torch.randn(len(vocab), word_dim).numpy()
+            model = MeanMaxAAE(vectors, AAEConfig(len(vocab), word_dim, hidden, 2 * hidden, max_len=33,
+                                                  family=variant.upper()))
+        else:
+            model = SkipThought(SkipThoughtConfig(encoder, hidden))
+        return model.to(device), None
 
-                from reproducer.encoders.attention import AAEConfig
-                from reproducer.encoders.recurrent import RecurrentConfig
-                from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
-                from reproducer.papers.quick_thoughts.objective import QuickThought
-                from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
-
-                vocab = data[0]
-                encoder = RecurrentConfig(len(vocab), word_dim, hidden)
-                if variant == "quick_thought":
-                    model = QuickThought.recurrent(encoder)
-                elif variant in ("aae", "rae"):
-                    vectors = torch.randn(len(vocab), word_dim).numpy()
-                    model = MeanMaxAAE(vectors, AAEConfig(len(vocab), word_dim, hidden, 2 * hidden, max_len=33,
-                                                          family=variant.upper()))
-                else:
-                    model = SkipThought(SkipThoughtConfig(encoder, hidden))
-                return model.to(device), None
-
-            def sampler(self, variant, preset, data, seed=0, encoder=None):
-                from reproducer.data.batches import ContiguousSampler, SentenceSampler, TripleSampler
-
-                (vocab, tokenized), size = data, batch_size or BATCH[variant]
-                if variant == "quick_thought":
-                    return ContiguousSampler(tokenized, size, seed=seed)
-                if variant in ("aae", "rae"):
-                    return SentenceSampler(tokenized, size, eos=vocab.eos_id, seed=seed)
-                return TripleSampler(tokenized, vocab, size, seed=seed, n_sampled=n_sampled)
-
-        return Objectives()
+    def sampler(self, variant, preset, data, seed=0, encoder=None):
+        (vocab, tokenized), size = data, self.batch_size or BATCH[variant]
+        if variant == "quick_thought":
+            return ContiguousSampler(tokenized, size, seed=seed)
+        if variant in ("aae", "rae"):
+            return SentenceSampler(tokenized, size, eos=vocab.eos_id, seed=seed)
+        return TripleSampler(tokenized, vocab, size, seed=seed, n_sampled=self.n_sampled)
 
 
 def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, seconds: float, max_books: int | None,
              n_sampled: int, seed: int, device: str | None, batch_size: int = 0) -> dict:
-    import torch
-
-    from reproducer.data.batches import TokenizedCorpus
-    from reproducer.data.corpus import CorpusConfig, load_corpus
-    from reproducer.data.vocab import Vocabulary
-    from reproducer.fit import fit
-    from reproducer.runtime import default_device
-    from reproducer.train import Preset
-
     corpus = load_corpus("train", CorpusConfig(max_books=max_books), progress=False)
     vocab = Vocabulary.build(corpus.sentences, max_size=vocab_size)
     data = (vocab, TokenizedCorpus.from_corpus(corpus, vocab))
@@ -115,7 +77,7 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
     t0 = time.perf_counter()
-    fitted = fit(SameWidth.make(hidden, word_dim, n_sampled, batch_size), objective,
+    fitted = fit(SameWidth(hidden, word_dim, n_sampled, batch_size), objective,
                  Preset(name="bench", lr=5e-4, max_seconds=seconds), data, seed=seed, device=device, progress=False)
     log, model = fitted.log, fitted.module
     peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else peak_rss()

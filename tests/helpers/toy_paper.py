@@ -1,7 +1,21 @@
 """The toy sixth paper of the tests: a declaration and an objective written into a temporary folder that is added to
 ``reproducer.papers``' search path (the ``sixth_paper`` fixture of ``tests/conftest.py``). Nothing else of the
 library names it: what it reaches (the registry, ``fit``, the ``train`` command, ``bench train``, the GPU plan's
-bench, the scorecard), it reaches from its declaration alone."""
+bench, the scorecard), it reaches from its declaration alone. Its corpus is the tests' toy books (:class:`ToyBooks`,
+also the ``books`` fixture)."""
+
+
+class ToyBooks:
+    """A toy corpus shaped like :class:`~reproducer.data.corpus.Corpus` (``sentences``, ``book_spans``): books of
+    ``sizes`` sentences whose words repeat, for contiguous-batch objectives."""
+
+    def __init__(self, sizes=(7, 5, 9)):
+        self.sentences, self.book_spans = [], []
+        for b, n in enumerate(sizes):
+            start = len(self.sentences)
+            self.sentences += [f"w{(b * 7 + i) % 13} w{i % 5} x{b}" for i in range(n)]
+            self.book_spans.append((b, start, len(self.sentences)))
+
 
 TOY_OBJECTIVE = '''
 """A toy objective: the contract's smallest instance that trains — a word average that picks its neighbouring
@@ -16,15 +30,7 @@ from reproducer.encoders.trained import TokenEncoder
 from reproducer.fit import Objective
 from reproducer.objectives.context import context_loss, context_targets
 from reproducer.train import Preset
-
-
-class Books:
-    def __init__(self, sizes=(9, 7, 11)):
-        self.sentences, self.book_spans = [], []
-        for b, n in enumerate(sizes):
-            start = len(self.sentences)
-            self.sentences += [f"w{(b * 7 + i) % 13} w{i % 5} x{b}" for i in range(n)]
-            self.book_spans.append((b, start, len(self.sentences)))
+from toy_paper import ToyBooks  # the tests' toy corpus (tests/helpers is on the path while the tests run)
 
 
 class ToyModel(torch.nn.Module):
@@ -44,7 +50,7 @@ class Toy(Objective):
     variants = {"toy": "the only variant"}
 
     def training_data(self, variant, preset):
-        books = Books()
+        books = ToyBooks(sizes=(9, 7, 11))
         vocab = Vocabulary.build(books.sentences)
         return TrainingData(tokenized=TokenizedCorpus.from_corpus(books, vocab), vocab=vocab)
 
