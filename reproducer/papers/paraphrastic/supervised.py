@@ -28,7 +28,7 @@ from reproducer.data.loaders import load_sick, load_sst2
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.protocols import score_distribution
 from reproducer.papers.paraphrastic.objective import Snapshot, squared_distance
-from reproducer.fit import Objective
+from reproducer.fit import Objective, fit
 from reproducer.runtime import inference
 from reproducer.train import Preset
 
@@ -254,8 +254,6 @@ def fit_supervised(make: Callable[[], SupervisedModel], task: str, vocab, data: 
     import copy
     import tempfile
     from pathlib import Path
-
-    from reproducer.fit import fit
 
     samplers = {split: LabelledSampler(*data[split], vocab, task, min(batch_size, len(data[split][0])), seed=seed)
                 for split in ("train", "dev", "test")}
