@@ -299,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_evaluate)
 
     p = groups.add_parser("train", help="train one model of the book into its chapter's files (resumes)")
-    p.add_argument("model", help="a model of reproducer.models, e.g. uni-QT, 'mean-max AAE', MV, PP")
+    p.add_argument("model", help="a model of reproducer.papers.registry, e.g. uni-QT, 'mean-max AAE', MV, PP")
     p.add_argument("--preset", default="default", help="smoke | default | paper (default: default)")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--seconds", type=positive_float, default=None,

@@ -16,13 +16,13 @@ import time
 import numpy as np
 
 from reproducer.errors import ReproducerError
-from reproducer.models import DECLARATIONS
+from reproducer.papers.registry import DECLARATIONS
 from reproducer.runtime import one_process_each, peak_rss
 
 # ---- every objective family at a preset: how much of the machine a training second uses ----
 
 def family_objectives() -> dict[str, tuple[str, str]]:
-    """The objectives of ``bench train``: name → (family, variant) of :mod:`reproducer.models`, every paper's ``bench``
+    """The objectives of ``bench train``: name → (family, variant) of :mod:`reproducer.papers.registry`, every paper's ``bench``
     declaration in chapter order (read when called: a paper registered later is benched too)."""
     return {name: line for paper in DECLARATIONS.values() for name, line in paper.bench.items()}
 
@@ -61,15 +61,15 @@ def measure_objective(objective: str, preset_name: str, seconds: float, seed: in
                       peak_dtype: str = "float32", replay_steps: int = 200) -> dict:
     """Train ``objective`` (a key of :func:`family_objectives`) at ``preset_name`` for ``seconds`` in this process and
     measure it (see :func:`bench_train`). ``data_of(family, variant, settings)`` builds its training data
-    (default: its chapter's, :meth:`~reproducer.models.Family.training_data`; the GPU run passes its pack's);
+    (default: its chapter's, :meth:`~reproducer.declarations.Family.training_data`; the GPU run passes its pack's);
     ``peak``: the FLOP/s that "% of peak" divides by (default: :func:`~reproducer.flops.sgemm_peak` measured now, of
     ``peak_dtype``). The useful FLOPs are counted over the batches it trained on, or over ``replay_steps`` of them
     spread evenly when it made more steps (then scaled)."""
     import torch
 
     from reproducer.flops import sgemm_peak
-    from reproducer.models import family
-    from reproducer.presets import preset as preset_of
+    from reproducer.papers.registry import family
+    from reproducer.papers.registry import preset as preset_of
     from reproducer.runtime import default_device
 
     family_name, variant = family_objectives()[objective]
@@ -158,8 +158,8 @@ def epoch_cost(objectives=None, *, preset: str = "paper", samples: int = 20, see
     import numpy as np
 
     from reproducer.flops import sgemm_peak
-    from reproducer.models import family
-    from reproducer.presets import preset as preset_of
+    from reproducer.papers.registry import family
+    from reproducer.papers.registry import preset as preset_of
 
     known = family_objectives()
     objectives = tuple(known) if objectives is None else objectives

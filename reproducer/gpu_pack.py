@@ -100,7 +100,7 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     """Write the pack of ``scale`` (``"paper"``: the whole corpus; ``"smoke"``: 3 books, for the dry run) into
     ``out``; reuse it when it is complete and of the same scale and version. Refuses a pack above
     :data:`MAX_PACK_BYTES`. Returns ``out``."""
-    from reproducer import models
+    from reproducer.papers import registry
     from reproducer.data.corpus import CorpusConfig, load_corpus
     from reproducer.data.pairs import training_pairs
     from reproducer.data.vocab import Vocabulary
@@ -131,7 +131,7 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     _write_xz(out / "corpus.npz.xz", buffer.getvalue())
     say(f"corpus: {len(arrays['train_lengths']):,} training sentences, {len(arrays['train_ids']):,} tokens")
     _write_xz(out / "vocab.txt.xz", "\n".join(vocab.itos).encode())
-    on_pairs = [f for f in models.FAMILIES.values() if f.objective().reads == "pairs"]  # their presets' pairs
+    on_pairs = [f for f in registry.FAMILIES.values() if f.objective().reads == "pairs"]  # their presets' pairs
     pairs = {str(p.wiki_min_score): [[t.a, t.b] for t in training_pairs(p.wiki_min_score)]
              for f in on_pairs for p in f.presets.values()}
     _write_xz(out / "pairs.json.xz", json.dumps(pairs).encode())
@@ -255,14 +255,14 @@ class Pack:
         Quick-Thoughts and skip-thought; for consensus and the autoencoders the real corpus over every packed word
         with :meth:`random_vectors` as their fixed vectors; for the paraphrastic family the real pairs with random
         initial vectors. A :class:`~reproducer.data.training_data.TrainingData`."""
-        from reproducer import models
+        from reproducer.papers import registry
         from reproducer.data.training_data import TrainingData
         from reproducer.data.vectors import WordVectors
         from reproducer.data.vocab import SPECIALS
 
         if variant == "MC-QT":
             raise ReproducerError("MC-QT reads GloVe, which the pack does not carry.")
-        objective = models.family(family).objective()  # what it reads, as its objective declares it
+        objective = registry.family(family).objective()  # what it reads, as its objective declares it
         if objective.reads == "pairs":
             words = self.words[len(SPECIALS):]
             vectors = WordVectors(words, self.random_vectors(self.meta["word_dim"])[len(SPECIALS):], name="random")

@@ -143,8 +143,8 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
     (the record says so). Returns the training record."""
     from reproducer.evaluate import evaluate
     from reproducer.evaluate.training_curve import held_out_loss
-    from reproducer.models import family
-    from reproducer.presets import preset
+    from reproducer.papers.registry import family
+    from reproducer.papers.registry import preset
 
     fam = family("quick-thought")
     failures, budget = {}, plan.train_seconds

@@ -13,14 +13,14 @@
 
 :class:`~reproducer.train.Preset` owns the optimiser, the budget and the evaluation schedule; each family's preset (in its objective
 module, e.g. :class:`reproducer.papers.skip_thoughts.objective.SkipThoughtPreset`, with its table ``PRESETS``) adds only its
-sizes and loss settings. A notebook's parameters override single fields::
+sizes and loss settings. A notebook's parameters override single fields (the lookup by a family's name is the
+registry's, :func:`reproducer.papers.registry.preset`)::
 
-    preset("skip-thought", "default", max_seconds=600)
+    preset("skip-thought", "default", max_steps=600)
 """
 from __future__ import annotations
 
 from reproducer.errors import ReproducerError
-from reproducer.models import family as family_of
 from reproducer.train import Preset
 
 SCALES = ("smoke", "quick", "default", "paper")
@@ -33,10 +33,4 @@ def named(table: dict[str, Preset], name: str, **overrides) -> Preset:
     return table[name].with_overrides(**overrides)
 
 
-__all__ = ["SCALES", "Preset", "named", "preset"]
-
-
-def preset(family: str, name: str, **overrides) -> Preset:
-    """The ``name`` preset of a model family of :mod:`reproducer.models` (``"skip-thought"``, ``"quick-thought"``,
-    ``"paraphrastic"``, ``"consensus"``, ``"autoencoder"``) with some fields replaced (``None`` values ignored)."""
-    return named(family_of(family).presets, name, **overrides)
+__all__ = ["SCALES", "Preset", "named"]

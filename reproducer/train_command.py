@@ -25,9 +25,9 @@ from pathlib import Path
 
 from reproducer.errors import ReproducerError, ReproducerWarning
 from reproducer.files import check_writable, write_json
-from reproducer.models import family, model
+from reproducer.papers.registry import family, model
 from reproducer.results_store import RunSpec, model_files
-from reproducer.presets import preset as preset_of
+from reproducer.papers.registry import preset as preset_of
 from reproducer.runtime import default_device
 from reproducer.train import world
 
@@ -82,7 +82,7 @@ def _budget(settings) -> str:
 def train_model(name: str, preset: str = "default", *, seconds: float | None = None, steps: int | None = None,
                 seed: int = 0, out: str | Path | None = None, eval_tasks: list[str] | None = None,
                 device: str | None = None, progress: bool = True, **overrides) -> dict:
-    """Train model ``name`` of :mod:`reproducer.models` at ``preset`` (``seconds`` or ``steps`` replace its budget;
+    """Train model ``name`` of :mod:`reproducer.papers.registry` at ``preset`` (``seconds`` or ``steps`` replace its budget;
     ``overrides``: other preset fields, e.g. ``precision="bf16"``) on its chapter's data; write checkpoint, log and
     bundle under ``out``; return a summary (paths, steps, seconds, final loss)."""
     entry = model(name)

@@ -1,9 +1,10 @@
-"""Each paper's own encoder with its weights at initialisation: the untrained twin of a model of
-:mod:`reproducer.models`, the floor its training has to clear (Wieting & Kiela 2019 ask the question for BOREP, random
-LSTMs and echo state networks, :mod:`reproducer.encoders.untrained`; here it is asked of every book's architecture).
+"""Each paper's own encoder with its weights at initialisation: the untrained twin of a model a paper declares
+(:mod:`reproducer.declarations`), the floor its training has to clear (Wieting & Kiela 2019 ask the question for BOREP,
+random LSTMs and echo state networks, :mod:`reproducer.encoders.untrained`; here it is asked of every book's
+architecture).
 
-:func:`untrained_twin` builds model ``name`` through its family's ``fit`` (:meth:`~reproducer.papers.Family.untrained`:
-the same code, preset and seed as the trained run, stopped before its first step), so the twin is always the trained
+:func:`untrained_twin` builds model ``name`` through its family's ``fit``
+(:meth:`~reproducer.declarations.Family.untrained`: the same code, preset and seed as the trained run, stopped before its first step), so the twin is always the trained
 model's architecture with the trained model's initial weights. A combination (combine-skip, combine-QT) is the
 concatenation of its parts' twins. Word inputs stay what the paper gives them:
 
@@ -17,17 +18,17 @@ from __future__ import annotations
 
 import torch
 
-from reproducer import models
 from reproducer.data.vectors import WordVectors
+from reproducer.declarations import Family, Paper
 from reproducer.encoders.trained import ConcatEncoder
 from reproducer.errors import ReproducerError
 from reproducer.fit import Fitted
 
 
-def family_inputs(family: str) -> str:
-    """What family ``family`` does with word vectors (:data:`reproducer.papers.INPUTS`), as its objective declares it
+def family_inputs(family: Family) -> str:
+    """What ``family`` does with word vectors (:data:`reproducer.declarations.INPUTS`), as its objective declares it
     (:attr:`reproducer.fit.Objective.inputs`): ``"learned"``, ``"fixed"`` or ``"initialised"``."""
-    return models.family(family).objective().inputs
+    return family.objective().inputs
 
 
 def twin_name(name: str, vectors: str | None = None) -> str:
@@ -37,25 +38,25 @@ def twin_name(name: str, vectors: str | None = None) -> str:
     return f"{name} (untrained{', ' + vectors if vectors else ''})"
 
 
-def untrained_twin(name: str, preset, data, *, seed: int = 0, word_vectors: WordVectors | None = None,
+def untrained_twin(name: str, preset, data, *, paper: Paper, seed: int = 0, word_vectors: WordVectors | None = None,
                    device=None):
-    """Model ``name`` (:data:`reproducer.models.MODELS`) at initialisation: its test-time encoder as its family builds
-    it under ``preset`` (a :class:`~reproducer.presets.Preset` of that family; its budget does not matter: no step
-    is taken) on ``data`` (what it trains on: :meth:`~reproducer.papers.Family.training_data`, for its vocabulary)
-    with ``seed``, before any step. ``word_vectors`` (learned-embedding families only) replaces the random embedding
+    """Model ``name`` of ``paper`` (its declaration: the model, its parts, its family) at initialisation: its
+    test-time encoder as its family builds it under ``preset`` (a :class:`~reproducer.presets.Preset` of that family;
+    its budget does not matter: no step is taken) on ``data`` (what it trains on:
+    :meth:`~reproducer.declarations.Family.training_data`, for its vocabulary) with ``seed``, before any step. ``word_vectors`` (learned-embedding families only) replaces the random embedding
     rows of every vocabulary word they hold. Its name is ``"<name> (untrained)"``, or ``"<name> (untrained,
     <vectors' name>)"``."""
-    model = models.model(name)
-    if model.family == "baseline":
-        raise ReproducerError(f"{name} is an untrained baseline already; it has no trained twin.")
-    if word_vectors is not None and family_inputs(model.family) != "learned":
-        raise ReproducerError(f"{name} reads {family_inputs(model.family)} pre-trained word vectors: at initialisation "
+    model = paper.model(name)
+    family = paper.family(model.family)
+    if word_vectors is not None and family_inputs(family) != "learned":
+        raise ReproducerError(f"{name} reads {family_inputs(family)} pre-trained word vectors: at initialisation "
                               "they are our word2vec already, so there is nothing to put in their place.")
     label = twin_name(name, word_vectors.name if word_vectors is not None else None)
     if model.parts:
-        return ConcatEncoder([untrained_twin(p, preset, data, seed=seed, word_vectors=word_vectors, device=device)
+        return ConcatEncoder([untrained_twin(p, preset, data, paper=paper, seed=seed, word_vectors=word_vectors,
+                                             device=device)
                               for p in model.parts], label)
-    fitted: Fitted = models.family(model.family).untrained(model.variant, preset, data, seed=seed, device=device)
+    fitted: Fitted = family.untrained(model.variant, preset, data, seed=seed, device=device)
     encoder = fitted.encoder
     if word_vectors is not None:
         for part in encoder.encoders if isinstance(encoder, ConcatEncoder) else [encoder]:

@@ -27,9 +27,9 @@ TOC = ROOT / "_toc.yml"
 TOC_GLOB = "book/api/*"
 #: Sections of shared code: title, introduction, the modules (a package name stands for every module in it).
 SECTIONS = [
-    ("The registry", ("Every model of the book as data (family, paper, chapter, bundle kind, published names), the "
-                      "declarations' shape, the preset lookup and each model's untrained twin."),
-     ["reproducer.models", "reproducer.papers", "reproducer.presets", "reproducer.untrained_twins"]),
+    ("The registry", ("The declarations' shape, every model of the book as data (family, paper, chapter, bundle kind, "
+                      "published names), the preset lookup and each model's untrained twin."),
+     ["reproducer.declarations", "reproducer.papers", "reproducer.presets", "reproducer.untrained_twins"]),
     ("Data", "The datasets (fetched through the registry with checksums), the corpus, vocabularies and vectors.",
      ["reproducer.data"]),
     ("Encoders", "The encoder contract, the architectures the papers share, bundles and the baselines.",
@@ -39,9 +39,12 @@ SECTIONS = [
      ["reproducer.fit", "reproducer.train", "reproducer.checkpoints", "reproducer.objectives", "reproducer.flops", "reproducer.bench"]),
     ("Evaluation", "SentEval-style transfer tasks, STS, protocols and the uncertainty of a score.",
      ["reproducer.evaluate"]),
-    ("Reporting and the book", "Published numbers, tables, claims, the comparison chapter and the notebook runtime.",
+    ("Reporting and the book", "Published numbers, tables, claims, the chapters' model units and the notebook runtime.",
      ["reproducer.report", "reproducer.notebook", "reproducer.results_store", "reproducer.plot_style",
       "reproducer.train_command"]),
+    ("The overview", ("What reads every paper at once: the tasks of chapter 00, and chapter 06's scorecard, "
+                      "comparison, equal-compute study and hardware rows."),
+     ["reproducer.overview"]),
     ("Utilities", "Devices and seeds, atomic files, errors, the library's log lines, the GPU pack and plan.",
      ["reproducer.runtime", "reproducer.files", "reproducer.errors", "reproducer.log", "reproducer.gpu_plans",
       "reproducer.gpu_pack", "reproducer.gpu_run"]),
@@ -94,7 +97,7 @@ def link(module: str) -> str:
 def render() -> dict[Path, str]:
     """Every page, by its path under the repository root: the index first, then one page per module."""
     sys.path.insert(0, str(ROOT))
-    from reproducer.papers import declarations
+    from reproducer.papers.registry import declarations
 
     index, names = [INTRO], []
     for title, intro, packages in SECTIONS:

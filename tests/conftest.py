@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import reproducer.papers
-from reproducer import models
+from reproducer.papers import registry as models
 from reproducer.data import registry as reg
 
 sys.path.insert(0, str(Path(__file__).parent / "helpers"))

@@ -197,7 +197,7 @@ def test_training_a_variant_and_encoding_with_eos(tmp_path, books, variant):
     from reproducer.encoders.bundles import load_encoder
     from reproducer.fit import fit
     from reproducer.papers.mean_max_aae.objective import OBJECTIVE, sentence_encoder
-    from reproducer.presets import preset as named_preset
+    from reproducer.papers.registry import preset as named_preset
     from reproducer.data.training_data import TrainingData
 
     corpus = books(sizes=(20, 15))

@@ -1,6 +1,6 @@
 """Chapter 05's library (Zhang et al. 2018): the autoencoders' data, training and measurements
-(:mod:`reproducer.papers.mean_max_aae.training`) and the chapter's tables, figures and claims
-(:mod:`reproducer.papers.mean_max_aae.chapter`), on toy data: no corpus, no evaluation data."""
+(:mod:`reproducer.papers.mean_max_aae.chapter`) and the chapter's tables, figures and claims
+(:mod:`reproducer.papers.mean_max_aae.tables`, :mod:`reproducer.papers.mean_max_aae.claims`), on toy data: no corpus, no evaluation data."""
 from __future__ import annotations
 
 import json
@@ -25,8 +25,9 @@ from reproducer.files import read_json  # noqa: E402
 from reproducer.evaluate import Results  # noqa: E402
 from reproducer.results_store import NotebookRun  # noqa: E402
 from reproducer.papers.mean_max_aae.objective import PRESETS, build_autoencoder, held_out_statistics  # noqa: E402
-from reproducer.papers.mean_max_aae import chapter as aae  # noqa: E402
-from reproducer.papers.mean_max_aae.training import (AutoencoderData, attention_maps, curve_point,  # noqa: E402
+from reproducer.papers.mean_max_aae import claims as aae_claims  # noqa: E402
+from reproducer.papers.mean_max_aae import tables as aae  # noqa: E402
+from reproducer.papers.mean_max_aae.chapter import (AutoencoderData, attention_maps, curve_point,  # noqa: E402
                                                     train_or_reload, trainable, training_record, untrained_record)
 from reproducer.report.plots import score_curves  # noqa: E402
 from reproducer.report.units import earlier_results  # noqa: E402
@@ -86,7 +87,7 @@ def run(tmp_path, monkeypatch) -> NotebookRun:
     return NotebookRun("05_mean_max_aae", "smoke")
 
 
-# --- reproducer.papers.mean_max_aae.training ---------------------------------------------------------------------
+# --- reproducer.papers.mean_max_aae.chapter ----------------------------------------------------------------------
 
 def test_data_held_out_batches_end_with_eos_and_examples_are_seeded(data):
     batches = data.held_out()
@@ -168,7 +169,7 @@ def test_attention_maps_mark_words_outside_the_output_vocabulary(data):
     json.dumps(m)  # stored as results JSON
 
 
-# --- reproducer.papers.mean_max_aae.chapter --------------------------------------------------------------------------------
+# --- reproducer.papers.mean_max_aae.tables and .claims ----------------------------------------------------------------
 
 def ours_results(offset: float = 0.0) -> dict:
     accuracy = {t: 70.0 + i + offset for i, t in enumerate(aae.EIGHT)}
@@ -336,7 +337,7 @@ MACRO = {"mean-max AAE": 72.0, "mean AAE": 70.0, "max AAE": 71.0, "mean-max RAE"
 def test_autoencoder_claims_decide_on_our_numbers_and_their_noise():
     from reproducer.report.claims import check
 
-    claims = aae.autoencoder_claims(list(aae.EIGHT), skip_thought=False)  # chapter 01's combine-skip not found
+    claims = aae_claims.autoencoder_claims(list(aae.EIGHT), skip_thought=False)  # chapter 01's combine-skip not found
     assert len(claims) == 3 and not any("combine-skip" in c.claim for c in claims)
     table = check(claims, macro_evidence(MACRO))
     # mean-max ≥ mean and max (AAE, RAE); the AAE beats the RAE at every pooling: no (by 6, 6, 4 points)
@@ -346,7 +347,7 @@ def test_autoencoder_claims_decide_on_our_numbers_and_their_noise():
     # the paper's effects (issue 42), from Tables 2-3's printed task scores
     assert [round(c.effect, 3) for c in claims] == [0.575, 0.485, 0.975]
     assert all(c.paper.startswith('"') for c in claims)  # the paper's sentence first
-    with_skip = aae.autoencoder_claims(list(aae.EIGHT), skip_thought=True)
+    with_skip = aae_claims.autoencoder_claims(list(aae.EIGHT), skip_thought=True)
     assert len(with_skip) == 6
     skips = {"combine-skip": 70.0, "uni-skip": 71.0, "bi-skip": 69.0}
     rows = check(with_skip, macro_evidence({**MACRO, **skips}, sts={"mean-max AAE": 60.0, "combine-skip": 20.0}))
@@ -365,7 +366,7 @@ def test_autoencoder_claims_decide_on_our_numbers_and_their_noise():
     assert behind.outcome == "not reproduced"
     noisy = check(claims[:1], macro_evidence(MACRO, own={"max AAE": 20.0})).iloc[0]
     assert noisy.outcome == "inconclusive" and noisy.value == pytest.approx(1.0)  # within the test items' noise
-    fewer = aae.autoencoder_claims(["MR", "MRPC", "SICK-E"], skip_thought=False)  # the smoke tasks
+    fewer = aae_claims.autoencoder_claims(["MR", "MRPC", "SICK-E"], skip_thought=False)  # the smoke tasks
     assert check(fewer, macro_evidence(MACRO)).value.tolist() == pytest.approx([1.0, 2.0, -6.0])
 
 
@@ -376,28 +377,28 @@ def test_timing_claims_are_judged_on_the_timing_repeats():
     repeats = [{"mean-max AAE": 4.0, "mean-max RAE": 5.0, "skip-thought (uni)": 8.0},
                {"mean-max AAE": 4.0, "mean-max RAE": 5.2, "skip-thought (uni)": 8.4},
                {"mean-max AAE": 4.0, "mean-max RAE": 4.8, "skip-thought (uni)": 7.6}]
-    skip, rae = aae.timing_claims(repeats, paper)
+    skip, rae = aae_claims.timing_claims(repeats, paper)
     assert skip["value"] == pytest.approx(2.0) and rae["value"] == pytest.approx(1.25)  # means of the repeats
     assert skip["outcome"] == rae["outcome"] == "reproduced" and skip["noise"] == "the mean of 3 repeats"
     assert "skip-thought" in skip["claim"] and "RAE" not in skip["claim"]
     assert skip["paper"].startswith('"It took nearly 50.4 and 25.4 minutes') and "skip-thought (Theano) 50.4" in skip["paper"]
     assert "not a claim of the paper" in rae["claim"] and rae["numbers"].endswith("the book's own observation")
     assert skip["numbers"].startswith("mean-max AAE 4.0, mean-max RAE 5.0, skip-thought (uni) 8.0 min per 1000")
-    slower = aae.timing_claims([{"mean-max AAE": 9.0, "mean-max RAE": 5.0, "skip-thought (uni)": 8.0}], paper)
+    slower = aae_claims.timing_claims([{"mean-max AAE": 9.0, "mean-max RAE": 5.0, "skip-thought (uni)": 8.0}], paper)
     assert [r["outcome"] for r in slower] == ["not reproduced"] * 2 and slower[0]["noise"] == "none measured"
     spread = [{"mean-max AAE": 4.0, "mean-max RAE": 8.0, "skip-thought (uni)": r} for r in (3.0, 4.4, 6.0)]
-    assert aae.timing_claims(spread, paper)[0]["outcome"] == "inconclusive"
+    assert aae_claims.timing_claims(spread, paper)[0]["outcome"] == "inconclusive"
 
 
 def test_attention_claim_needs_z_mean_above_one_half_beyond_the_seeds_spread():
-    assert aae.attention_claim(0.4, [])["outcome"] == "not reproduced"
-    alone = aae.attention_claim(0.6, [0.6])
+    assert aae_claims.attention_claim(0.4, [])["outcome"] == "not reproduced"
+    alone = aae_claims.attention_claim(0.6, [0.6])
     assert alone["outcome"] == "reproduced" and alone["noise"] == "one run" and alone["threshold"] == "≥ 0.5"
     assert alone["numbers"] == "mean-max AAE on held-out tokens, main run 0.600; seeds: 0.600"
-    steady = aae.attention_claim(0.6, [0.58, 0.6, 0.62])
+    steady = aae_claims.attention_claim(0.6, [0.58, 0.6, 0.62])
     assert steady["outcome"] == "reproduced" and steady["noise"] == "the mean of 3 training seeds" and steady["low"] > 0.5
-    assert aae.attention_claim(0.7, [0.7, 0.52, 0.55])["value"] == pytest.approx(0.59)  # the seeds' mean (issue 43)
-    assert aae.attention_claim(0.55, [0.4, 0.55, 0.7])["outcome"] == "inconclusive"
+    assert aae_claims.attention_claim(0.7, [0.7, 0.52, 0.55])["value"] == pytest.approx(0.59)  # the seeds' mean (issue 43)
+    assert aae_claims.attention_claim(0.55, [0.4, 0.55, 0.7])["outcome"] == "inconclusive"
 
 
 def test_earlier_results_and_neighbours_come_from_the_folder_of_the_same_name(run, tmp_path):
@@ -422,10 +423,10 @@ def test_earlier_results_and_neighbours_come_from_the_folder_of_the_same_name(ru
     assert earlier_results(seed_run, "01_skip_thoughts", "combine-skip (no expansion)") is None
 
 
-# --- reproducer.papers.mean_max_aae.training.AutoencoderModels -------------------------------------------------------
+# --- reproducer.papers.mean_max_aae.chapter.AutoencoderModels -------------------------------------------------------
 
 def test_autoencoder_units_cache_what_the_chapter_shows_of_each_variant(data, run, no_sts):
-    from reproducer.papers.mean_max_aae.training import AutoencoderModels
+    from reproducer.papers.mean_max_aae.chapter import AutoencoderModels
 
     short = PRESET.with_overrides(max_steps=2)  # two batches per variant, its curve point at the second
     models = AutoencoderModels(run, short, tasks=["MR", "STS14"], progress=False, held_out_batches=2)

@@ -7,7 +7,8 @@ import pytest
 
 from reproducer.data.vectors import WordVectors
 from reproducer.encoders import RandomEncoder, WordAverageEncoder, sif_encoder, word_average_encoder
-from reproducer.report import compare, published
+from reproducer.papers.registry import published_names
+from reproducer.report import compare, compare_all, published
 
 VECS = WordVectors(["the", "cat", "sat", "dog"], np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 1, 1]], float),
                    name="toy")
@@ -41,7 +42,7 @@ def test_published_numbers_are_data_with_their_source():
     df = published("logeswaran2018")
     row = df[(df.task == "MR") & (df.model == "GloVe BoW")]
     assert row.value.item() == 78.1 and row.table.item() == "Table 1"
-    from reproducer.models import PAPERS
+    from reproducer.papers.registry import PAPERS
 
     assert set(published().paper) == set(PAPERS)  # every declared paper has its published rows, and only they
     sick = published("kiros2015", "uni-skip").set_index(["task", "metric"]).value
@@ -51,10 +52,13 @@ def test_published_numbers_are_data_with_their_source():
 
 def test_compare_puts_paper_and_ours_side_by_side():
     ours = pd.DataFrame([{"encoder": "glove-bow", "config": "paper", "task": "MR", "metric": "acc", "value": 70.0}])
-    table = compare(ours, "glove-bow")
+    table = compare(ours, "glove-bow", published_names("glove-bow"))  # GloVe averaging's published rows
     mr = table[(table.task == "MR") & (table.paper == "zhang2018")]
     assert mr.published.item() == 78.7 and mr.ours.item() == 70.0 and mr["diff"].item() == pytest.approx(-8.7)
     assert table[table.task == "TREC"].ours.isna().all()
+    assert compare(ours, "glove-bow", ["glove-bow"]).empty  # our name is no published row
+    both = compare_all(ours, {"glove-bow": published_names("glove-bow"), "uni-skip": ["uni-skip"]})
+    assert set(both.encoder) == {"glove-bow", "uni-skip"} and both[both.encoder == "uni-skip"].ours.isna().all()
 
 
 def test_minilm_missing_package_gives_a_clear_error(monkeypatch):

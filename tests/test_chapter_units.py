@@ -1,8 +1,8 @@
 """Chapters 01 and 03-05: each chapter's models as units (train, then cache everything the chapter needs of
 the model) and its claims judged against their noise — :mod:`reproducer.papers.consensus.chapter` (chapter 04),
 :mod:`reproducer.papers.paraphrastic.chapter` and :mod:`reproducer.papers.paraphrastic.claims` (chapter 03),
-:mod:`reproducer.papers.skip_thoughts.chapter` (chapter 01), the seed runs of :mod:`reproducer.papers.mean_max_aae.training`
-and the claims, timing study and earlier chapters' results of :mod:`reproducer.papers.mean_max_aae.chapter` (chapter 05).
+:mod:`reproducer.papers.skip_thoughts.chapter` (chapter 01), the seed runs of :mod:`reproducer.papers.mean_max_aae.chapter`
+and the timing study and earlier chapters' results of :mod:`reproducer.papers.mean_max_aae.tables` (chapter 05).
 Training, evaluation and data are faked: every test runs in well under a second or two."""
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from reproducer.files import read_json  # noqa: E402
 from reproducer.evaluate.harness import Results  # noqa: E402
 from reproducer.results_store import NotebookRun  # noqa: E402
 from reproducer.papers.consensus import chapter as mv  # noqa: E402
+from reproducer.papers.consensus import claims as mv_claims  # noqa: E402
+from reproducer.papers.consensus import tables as mv_tables  # noqa: E402
 from reproducer.report.claims import Evidence, check  # noqa: E402
 
 
@@ -123,7 +125,7 @@ def test_the_chapters_constants_agree_with_table3s_rows():
     # the seeds train SEED_MODELS in ORDER's order, and unit() takes every variant before it in ORDER as trained
     assert mv.SEED_MODELS == mv.ORDER[:len(mv.SEED_MODELS)]
     assert set().union(*(variants[r] for r in mv.CLAIM_ROWS)) == set(mv.SEED_MODELS)
-    assert set(mv.CURVES) <= set(mv.SEED_MODELS)  # figure1_claim reads the seeds' Figure 1 records
+    assert set(mv_tables.CURVES) <= set(mv.SEED_MODELS)  # figure1_claim reads the seeds' Figure 1 records
     assert mv.SEED_MODELS == mv.ORDER  # issue 43: every variant a claim reads trains with the claims' seeds
     assert set(mv.READING) <= set(mv.ORDER) and mv.READING == ("MV", "SV-f", "SV-g")  # reading_scores(mv, sv_f, sv_g)
 
@@ -159,7 +161,7 @@ class FakeRows:
 def consensus(run, settings=None, **options):
     """ConsensusModels in ``run`` whose training (fit), rows and neighbour searches are faked; returns the models and
     what they were asked: ``fit`` (name, variant, config) and ``neighbours`` (encoder names)."""
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     models = mv.ConsensusModels(run, settings or preset("consensus", "smoke"), groups=GROUPS, progress=False,
                                 **options)
@@ -200,7 +202,7 @@ def test_consensus_units_score_each_row_once_its_variants_are_trained(results_di
     assert sorted(r for rows in per_unit.values() for r in rows) == sorted([*ROWS, *mv.TWINS_OF_ROWS])  # once each
     assert {config for _, config in models.rows.evaluated} == {models.settings.rows_config}
     # only Table 6's row is also scored on the transfer tasks, at the preset's eval_config
-    assert [(row, config) for row, _, config in models.rows.transfer] == [(mv.TRANSFER_ROW,
+    assert [(row, config) for row, _, config in models.rows.transfer] == [(mv_tables.TRANSFER_ROW,
                                                                           models.settings.eval_config)]
     assert [n for n, _, _ in asked["fit"]] == list(mv.ORDER) and models.rows.cleared == len(mv.ORDER)
     assert asked["neighbours"] == ["MV ensemble", "ens(SV-f f, SV-g g)"]  # the Table 3 rows of NEIGHBOURS
@@ -298,7 +300,7 @@ def test_consensus_evidence_names_each_rows_unsupervised_and_supervised_results(
 
 
 def test_consensus_seeds_train_at_the_runs_preset_and_budget_with_the_same_groups(nb):
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     run = nb("04_consensus", max_steps=100)
     main = mv.ConsensusModels(run, preset("consensus", "default", max_steps=100), groups=GROUPS, progress=False,
@@ -344,7 +346,7 @@ TABLE3 = {  # (U, S, B, MRPC acc)
 
 
 def test_multiview_claims_measure_each_claim_on_table3_and_table4():
-    claims = mv.multiview_claims(GROUPS)
+    claims = mv_claims.multiview_claims(GROUPS)
     assert len(claims) == 7
     table = check(claims, table3_evidence(TABLE3))
     assert outcomes(table) == ["reproduced", "not reproduced", "reproduced", "reproduced", "not reproduced",
@@ -370,7 +372,7 @@ def test_multiview_claims_measure_each_claim_on_table3_and_table4():
 
 
 def test_multiview_claims_carry_the_papers_effects_and_sentences():
-    claims = mv.multiview_claims(GROUPS)
+    claims = mv_claims.multiview_claims(GROUPS)
     assert [c.effect for c in claims] == pytest.approx([0.7, 0.5, 0.3, 2.2, -0.1, 2.3, 3.6])
     assert all('"' in c.paper or "Table 3" in c.paper for c in claims)
 
@@ -378,7 +380,7 @@ def test_multiview_claims_carry_the_papers_effects_and_sentences():
 def test_variant_claims_judge_the_skip_connection_and_mv_plus_sv():
     """Issue 42: Tang & de Sa's contribution 3 (MV beats the skip-connection regulariser) and section 4.4 (MV+SV
     slightly below MV); issue 43: judged over their seeds as every other claim."""
-    claims = mv.variant_claims(GROUPS)
+    claims = mv_claims.variant_claims(GROUPS)
     rows = {**TABLE3, "skip f": (50, 60, 70, 60), "skip g": (59, 0, 0, 0), "skip ensemble": (61, 0, 0, 0),
             "MV+SV ensemble": (63, 71.5, 80, 70.5)}
     table = check(claims, table3_evidence(rows))
@@ -395,7 +397,7 @@ def test_variant_claims_judge_the_skip_connection_and_mv_plus_sv():
 
 
 def test_multiview_claims_are_inconclusive_within_the_noise_and_widen_with_seeds():
-    claims = mv.multiview_claims(GROUPS)[:1]
+    claims = mv_claims.multiview_claims(GROUPS)[:1]
     noisy = table3_evidence(TABLE3, own={"MV f U": 30.0, "MV f S": 30.0})  # MV f's items deviate on their own
     row = check(claims, noisy).iloc[0]
     assert row.outcome == "inconclusive" and row.value == pytest.approx(0.5) and row.low < 0 < row.high
@@ -417,35 +419,35 @@ def figure1(gaps: dict[str, list[float]]) -> pd.DataFrame:
 
 def test_figure1_claim_takes_the_smallest_gap_and_the_seeds_spread():
     fig1 = figure1({"f": [1.0, 1.0], "g": [1.0, 3.0], "ensemble": [4.0, -1.0]})  # the ensemble behind at the end
-    alone = mv.figure1_claim(fig1, [])
+    alone = mv_claims.figure1_claim(fig1, [])
     assert alone["outcome"] == "not reproduced" and alone["value"] == -1.0 and alone["noise"] == "one run"
     assert alone["numbers"] == ("main run, last checkpoint: MV f − SV f +1.0; MV g − SV g +3.0; "
                                 "MV ensemble − SV ensemble -1.0")
     assert alone["threshold"] == "≥ 0" and alone["ours"] == "-1.0 [-1.0, -1.0]"
     ahead = figure1({"f": [2.0, 1.5], "g": [1.0, 3.0], "ensemble": [4.0, 2.0]})
-    assert mv.figure1_claim(ahead, [])["outcome"] == "reproduced" and mv.figure1_claim(ahead, [])["value"] == 1.0
+    assert mv_claims.figure1_claim(ahead, [])["outcome"] == "reproduced" and mv_claims.figure1_claim(ahead, [])["value"] == 1.0
     steady = [figure1({"f": [g, 2.0], "g": [2.0, 2.0], "ensemble": [2.0, 2.0]}) for g in (0.9, 1.0, 1.1)]
-    judged = mv.figure1_claim(ahead, steady)  # the seeds' smallest gaps 0.9, 1.0, 1.1: their mean
+    judged = mv_claims.figure1_claim(ahead, steady)  # the seeds' smallest gaps 0.9, 1.0, 1.1: their mean
     assert judged["outcome"] == "reproduced" and judged["noise"] == "the mean of 3 training seeds"
     assert judged["value"] == pytest.approx(1.0) and judged["numbers"].startswith("smallest gap per seed: +0.9, +1.0, +1.1")
-    assert mv.figure1_claim(ahead, steady[:2])["value"] == pytest.approx(0.95)  # not the main run's 1.0
+    assert mv_claims.figure1_claim(ahead, steady[:2])["value"] == pytest.approx(0.95)  # not the main run's 1.0
     spread = [figure1({"f": [g, 2.0], "g": [2.0, 2.0], "ensemble": [2.0, 2.0]}) for g in (-3.0, 1.0, 5.0)]
-    wide = mv.figure1_claim(ahead, spread)
+    wide = mv_claims.figure1_claim(ahead, spread)
     assert wide["outcome"] == "inconclusive" and wide["low"] < 0 < wide["high"]
-    assert mv.figure1_claim(ahead, spread[:1])["noise"] == "one run"  # one seed has no spread
+    assert mv_claims.figure1_claim(ahead, spread[:1])["noise"] == "one run"  # one seed has no spread
     # from the training records, as the notebook builds it (figure1_frame)
     ev = lambda step, **u: {"step": step, "seconds": float(step), **{f"{k}.U": v for k, v in u.items()}}
     training = {"MV": {"evals": [ev(1, f=50, g=52, ensemble=54), ev(2, f=55, g=56, ensemble=58)]},
                 "SV-g": {"evals": [ev(1, g=51), ev(2, g=53)]},
                 "SV-f": {"evals": [ev(1, f=49, ensemble=50), ev(2, f=54, ensemble=59)]}}
-    assert mv.figure1_claim(mv.figure1_frame(training), [])["value"] == 58 - 59
+    assert mv_claims.figure1_claim(mv_tables.figure1_frame(training), [])["value"] == 58 - 59
 
 
-# === chapter 05: the seed runs of reproducer.papers.mean_max_aae.training, the timing study ============================
+# === chapter 05: the seed runs of reproducer.papers.mean_max_aae.chapter, the timing study  ============================
 
 def test_autoencoder_seeds_keep_the_pooling_and_the_held_out_batches(nb, monkeypatch):
-    from reproducer.presets import preset
-    from reproducer.papers.mean_max_aae import training as at
+    from reproducer.papers.registry import preset
+    from reproducer.papers.mean_max_aae import chapter as at
 
     main = at.AutoencoderModels(nb("05_mean_max_aae", max_steps=50), preset("autoencoder", "default", max_steps=50),
                                 tasks=["MR", "STS14"], progress=False, normalize_halves=False, held_out_batches=3,
@@ -471,8 +473,8 @@ def test_autoencoder_seeds_keep_the_pooling_and_the_held_out_batches(nb, monkeyp
 
 def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
     import reproducer.papers.widths
-    from reproducer.presets import preset
-    from reproducer.papers.mean_max_aae import chapter as aae
+    from reproducer.papers.registry import preset
+    from reproducer.papers.mean_max_aae import tables as aae
 
     calls = []
 
@@ -513,7 +515,7 @@ def suite(offset: float, dev: float = 0.0, test: float = 0.0, pattern=(0.0, 0.0,
                                                                                                ("test", test))]
 
 
-class UnitTraining(pt.ParaphraseTraining):
+class UnitTraining(pt.ParaphraseModels):
     """The chapter's training without training: each grid configuration's dev score is its learning rate × 100 (MIX
     +5: PP chooses MIX), its Table 3 test score half of that; chosen models are stub encoders registered with
     ``run.model``; the word-level analyses, Figure 1 and Table 5 are recorded, not computed."""
@@ -600,11 +602,14 @@ def products(monkeypatch):
     return calls
 
 
-def training(run, **options) -> UnitTraining:
+def training(run, max_steps=None, **options) -> UnitTraining:
+    from reproducer.data.training_data import TrainingData
     from reproducer.data.vectors import WordVectors
+    from reproducer.papers.registry import preset
 
     vectors = WordVectors(["a", "cat", "dog", "it", "is"], np.eye(5, 3, dtype=np.float32) + 0.1, name="toy")
-    t = UnitTraining(run, pairs=list(range(20)), vectors=vectors, **options)
+    t = UnitTraining(run, preset("paraphrastic", run.preset, max_steps=max_steps),
+                     data=TrainingData(pairs=list(range(20)), vectors=vectors), **options)
     t.calls = []
     return t
 
@@ -677,15 +682,15 @@ def test_baseline_suites_read_chapter_01s_skip_thought_from_the_same_folder(resu
 def test_paraphrase_seeds_run_at_the_runs_preset_and_budget(nb, products):
     run = nb("03_paraphrastic", max_steps=500)
     main = training(run, max_steps=500, figure_epochs=2, supervised_epochs=4, n_queries=3)
-    assert main.settings().max_steps == 500
+    assert main.settings.max_steps == 500
     with pytest.raises(ReproducerError, match="train_grid"):
         main.seeds(3)  # the seeds train this run's choices: there are none yet
     main.train_grid(explorer=False)
     seeds = main.seeds(3)
     assert seeds[0] is main and [t.run.dir.name for t in seeds[1:]] == [run.sibling(seed=k).dir.name for k in (1, 2)]
     for seed, t in enumerate(seeds[1:], 1):
-        assert isinstance(t, pt.ParaphraseTraining) and t.seed == seed and t.max_steps == 500  # the main run's budget
-        assert t.settings().name == "default" and t.settings().max_steps == 500
+        assert isinstance(t, pt.ParaphraseModels) and t.seed == seed  # the main run's budget
+        assert t.settings.name == "default" and t.settings.max_steps == 500
         assert (t.figure_epochs, t.supervised_epochs, t.n_queries) == (2, 4, 3)
         assert t.pairs is main.pairs and t.vectors is main.vectors and t.runs == {} and t.best == {}
         assert t.choices == {n: main.best[n]["config"] for n in pt.VARIANTS} and main.choices is None
@@ -928,7 +933,7 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
     import reproducer.evaluate
     import reproducer.evaluate.similarity
     import reproducer.report.units
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     models = sk.SkipThoughtModels(run, preset("skip-thought", "smoke"), tasks=list(tasks), progress=False, **options)
     asked = {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [], "analogy": [], "twins": []}
@@ -968,7 +973,7 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
 
 
 def test_skip_thought_models_score_every_model_on_chapter_05s_tasks_too(results_dir):
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     settings, run = preset("skip-thought", "smoke"), NotebookRun("01_skip_thoughts", "smoke")
     assert sk.SkipThoughtModels.EXTRA_TASKS == ("STS14", "SST2", "SICK-E")
@@ -1067,7 +1072,7 @@ def test_skip_thought_claims_on_constructed_evidence():
 
 
 def test_skip_thought_seeds_keep_the_extra_tasks_the_chapter_chose(results_dir):
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     main = sk.SkipThoughtModels(NotebookRun("01_skip_thoughts", "smoke"), preset("skip-thought", "smoke"),
                                 tasks=["MR", "MRPC", "SICK-R"], extra_tasks=("STS14",))  # notebook 01 at smoke

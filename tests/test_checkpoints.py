@@ -16,7 +16,7 @@ import torch
 from reproducer import checkpoints
 from reproducer.checkpoints import DamagedFileError
 from reproducer.errors import ReproducerError
-from reproducer.presets import preset
+from reproducer.papers.registry import preset
 from reproducer.train import Diverged, TrainConfig, train
 from test_engine import _Tiny, tiny_batches, tiny_config, tiny_model
 
@@ -118,7 +118,7 @@ def test_non_finite_weights_in_a_file_are_refused(tmp_path):
 
 def test_a_saved_encoder_bundle_carries_its_digest(tmp_path):
     from reproducer.encoders.bundles import load_encoder
-    from reproducer.models import family
+    from reproducer.papers.registry import family
 
     settings = preset("paraphrastic", "smoke", max_steps=1)
     fam = family("paraphrastic")

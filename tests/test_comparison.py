@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from reproducer.report import comparison as cmp
+from reproducer.overview import comparison as cmp
 
 
 def results(encoder, scores, config="paper"):

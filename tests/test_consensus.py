@@ -16,7 +16,7 @@ from reproducer.fit import fit
 from reproducer.papers.consensus.objective import (OBJECTIVE, VARIANTS, Consensus, Temperature, Variant, agreement,
                                                    consensus_loss)
 from reproducer.objectives.context import context_targets
-from reproducer.presets import preset
+from reproducer.papers.registry import preset
 from reproducer.data.training_data import TrainingData
 
 

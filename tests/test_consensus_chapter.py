@@ -21,6 +21,8 @@ from reproducer.evaluate import views
 from reproducer.results_store import NotebookRun
 from reproducer.papers.consensus.objective import VARIANTS, Consensus
 from reproducer.papers.consensus import chapter as multiview
+from reproducer.papers.consensus import claims as multiview_claims
+from reproducer.papers.consensus import tables as multiview_tables
 from reproducer.report.plots import versus_bars
 from reproducer.report.tables import beside
 from reproducer.fit import Fitted
@@ -223,32 +225,32 @@ def toy_training():
 
 def test_training_table_and_figure1():
     training = toy_training()
-    table = multiview.training_table(training, 1600, VARIANTS).data
+    table = multiview_tables.training_table(training, 1600, VARIANTS).data
     assert list(table.columns) == ["agreement a_ij", "steps", "training seconds", "sentences / second",
                                    "share of one epoch", "final loss", "learned τ"]
     assert table.loc["SV-g", "sentences / second"] == 200 and table.loc["MV", "share of one epoch"] == 0.5
     assert table.loc["MV", "agreement a_ij"] == VARIANTS["MV"].description and table.loc["MV", "learned τ"] == 0.12
-    fig1 = multiview.figure1_frame(training)
+    fig1 = multiview_tables.figure1_frame(training)
     assert sorted(set(fig1.curve)) == ["MV ensemble", "MV f", "MV g", "SV ensemble", "SV f", "SV g"]
     pair = fig1[(fig1.curve == "SV ensemble") & (fig1.step == 2)].iloc[0]
     assert pair.seconds == 7.0 + 3.5 and pair.U == 59  # SV f's seconds plus SV g's up to that step
     assert fig1[(fig1.curve == "SV f") & (fig1.step == 2)].seconds.item() == 7.0
-    fig = multiview.plot_figure1(fig1)
+    fig = multiview_tables.plot_figure1(fig1)
     ax = fig.axes[0]
     styles = {line.get_label(): line.get_linestyle() for line in ax.get_lines()}
     assert styles == {"MV ensemble": "-", "MV f": "-", "MV g": "-", "SV ensemble": "--", "SV f": "--", "SV g": "--"}
 
 
 def test_paper_tables_hold_the_published_numbers():
-    paper3 = multiview.paper_table3(["MV f", "not a row"])
+    paper3 = multiview_tables.paper_table3(["MV f", "not a row"])
     assert paper3.loc["MV f", ["U", "S", "B", "MRPC acc", "MRPC F1"]].tolist() == [67.4, 83.0, 86.6, 75.5, 82.7]
     assert paper3.loc["not a row"].isna().all()
-    paper4 = multiview.paper_table4(views.U_TASKS)
+    paper4 = multiview_tables.paper_table4(views.U_TASKS)
     assert list(paper4.index) == views.U_TASKS + ["average"] and "Multi-view D1" in paper4.columns
     assert 1 < paper4.loc["STS14", "Multi-view D1"] < 100 and 1 < paper4.loc["average", "Multi-view D1"] < 100
-    paper6 = multiview.paper_transfer_rows(["Multi-view D1", "MC-QT"])
+    paper6 = multiview_tables.paper_transfer_rows(["Multi-view D1", "MC-QT"])
     assert list(paper6) == ["Multi-view D1 (paper)", "MC-QT (paper)"]
-    assert set(paper6["MC-QT (paper)"]) == {"training", *multiview.T6, "MRPC F1"}
+    assert set(paper6["MC-QT (paper)"]) == {"training", *multiview_tables.T6, "MRPC F1"}
     assert 50 < paper6["Multi-view D1 (paper)"]["SICK-R"] < 100  # Pearson x 100
 
 
@@ -261,7 +263,7 @@ def test_beside_and_readings_table():
     assert table.loc["MV f", ("ours − paper", "U")] == 50 - 69
     ours3 = pd.DataFrame({"U": [1.0, 2.0, 5.0, 3.0, 4.0, 4.5]},
                          index=["MV f", "MV g", "MV ensemble", "SV-f f", "SV-g g", "ens(SV-f f, SV-g g)"])
-    readings = multiview.readings_table(ours3, {"MV f": 1, "MV g": 1, "MV ensemble": 2, "SV f": 1, "SV g": 1,
+    readings = multiview_tables.readings_table(ours3, {"MV f": 1, "MV g": 1, "MV ensemble": 2, "SV f": 1, "SV g": 1,
                                                 "SV ensemble": 3}, True)
     assert list(readings.columns) == ["self pairs = True (Table 3)", "self pairs = False"]
     assert readings.loc["MV − SV (ensembles)"].tolist() == [0.5, -1.0]
@@ -275,30 +277,30 @@ def test_tables_4_to_6_and_earlier_chapters(tmp_path, monkeypatch):
     tasks = ["STS14", "SICK-cos"]
     ours = {name: results_json({"STS14": {"wmean.pearson": r}, "SICK-cos": {"pearson": 0.5}})
             for name, r in [("MV f (ours)", 0.4), ("MV g (ours)", 0.5), ("MV ensemble (ours)", 0.6), ("w2v", 0.3)]}
-    table4 = multiview.table4(ours, tasks)
+    table4 = multiview_tables.table4(ours, tasks)
     assert table4.loc["average", "MV ensemble (ours)"] == pytest.approx(55.0)
     assert table4.loc["STS14", "MV ensemble − Multi-view D1"] == pytest.approx(
         60 - table4.loc["STS14", "Multi-view D1 (paper)"])
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
     run = NotebookRun("04_consensus", "smoke")
-    assert multiview.earlier_sts14(run) == {} and multiview.earlier_transfer_rows(run) == {}
+    assert multiview_tables.earlier_sts14(run) == {} and multiview_tables.earlier_transfer_rows(run) == {}
     ch02 = tmp_path / "02_quick_thoughts" / "smoke"
     ch02.mkdir(parents=True)
     (ch02 / "eval_MC-QT.json").write_text(json.dumps(results_json(
         {"STS14": {"wmean.pearson": 0.37}, "SICK-R": {"pearson": 0.8}, "MR": {"acc": 70.0},
          "MRPC": {"acc": 71.0, "f1": 80.0}})))
     (ch02 / "MC-QT_training.json").write_text(json.dumps({"seconds": 120.0}))
-    assert multiview.earlier_sts14(run) == {"MC-QT (ours, ch. 02)": pytest.approx(37.0)}
-    table5 = multiview.table5(table4, multiview.earlier_sts14(run))
+    assert multiview_tables.earlier_sts14(run) == {"MC-QT (ours, ch. 02)": pytest.approx(37.0)}
+    table5 = multiview_tables.table5(table4, multiview_tables.earlier_sts14(run))
     assert table5.loc["MV g (ours)"].item() == pytest.approx(50.0) and "QT RNN (paper)" in table5.index
-    earlier = multiview.earlier_transfer_rows(run)
+    earlier = multiview_tables.earlier_transfer_rows(run)
     assert list(earlier) == ["MC-QT (ours, ch. 02)"]
     row = earlier["MC-QT (ours, ch. 02)"]
     assert row["training"] == 2.0 and row["SICK-R"] == pytest.approx(80.0) and row["MR"] == 70.0
     assert row["MRPC F1"] == 80.0 and np.isnan(row["TREC"])
-    mv = {f"MV {v} (ours)": multiview.transfer_row(results_json({"MR": {"acc": a}}), 3.0)
+    mv = {f"MV {v} (ours)": multiview_tables.transfer_row(results_json({"MR": {"acc": a}}), 3.0)
           for v, a in [("f", 70.0), ("g", 71.0), ("ensemble", 75.0)]}
-    table6 = multiview.table6({**mv, **earlier})
+    table6 = multiview_tables.table6({**mv, **earlier})
     assert list(table6.index[:4]) == ["MV f (ours)", "MV g (ours)", "MV ensemble (ours)", "MC-QT (ours, ch. 02)"]
     assert table6.index[-1] == "MV ensemble − Multi-view D1"
     diff = table6.loc["MV ensemble − Multi-view D1"]
@@ -308,18 +310,18 @@ def test_tables_4_to_6_and_earlier_chapters(tmp_path, monkeypatch):
 
 def test_claims_follow_the_numbers():
     rows = list(views.ROWS)
-    ours3 = pd.DataFrame({m: 50.0 for m in multiview.METRICS}, index=rows)
-    for m in multiview.METRICS:
+    ours3 = pd.DataFrame({m: 50.0 for m in multiview_tables.METRICS}, index=rows)
+    for m in multiview_tables.METRICS:
         ours3.loc[["MV f", "MV g", "MV ensemble"], m] = [60.0, 61.0, 62.0]
-    fig1 = multiview.figure1_frame(toy_training())
-    claims = multiview.consensus_claims(ours3, fig1).set_index("claim").outcome
+    fig1 = multiview_tables.figure1_frame(toy_training())
+    claims = multiview_claims.consensus_claims(ours3, fig1).set_index("claim").outcome
     assert claims["MV f beats SV f (U, S, B, MRPC)"] == "reproduced"
     assert claims["The MV ensemble beats each of its views on U"] == "reproduced"
     assert claims["Ensembling independently trained views does not help U (below its better view)"] == "not reproduced"
     # toy Figure 1: MV g 52 vs SV g 51, then 56 vs 53; MV ensemble 54 vs 50, then 58 vs 59 (behind at the end)
     assert claims["At every checkpoint of Figure 1, MV ≥ SV for f, g and the ensemble"] == "not reproduced"
     ours3.loc["MV f", "B"] = 40.0
-    assert multiview.consensus_claims(ours3, fig1).set_index("claim").outcome[
+    assert multiview_claims.consensus_claims(ours3, fig1).set_index("claim").outcome[
         "MV f beats SV f (U, S, B, MRPC)"] == "not reproduced"
 
 
@@ -334,7 +336,7 @@ def test_versus_bars_draw_ours_and_the_paper_per_metric():
 
 
 def test_table3_rows_use_senteval_prototyping_where_the_paper_protocol_does_not_fit():
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     for name in ("quick", "default"):
         p = preset("consensus", name)
@@ -380,7 +382,7 @@ def test_the_books_own_claims_judge_mv_against_each_seeds_own_untrained_twin(tmp
     """Issue 44: the MV ensemble against its untrained twin (:meth:`ConsensusModels.twin_row`) on the transfer mean
     (Table 3's S, B and MRPC) and on STS (U), the seeds' mean with each seed's evidence holding that seed's twin, in
     :func:`~reproducer.report.claims.twin_claim`'s words and marked as the book's own."""
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.report.claims import BOOK, UNTRAINED_QUESTION, check
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
@@ -390,10 +392,10 @@ def test_the_books_own_claims_judge_mv_against_each_seeds_own_untrained_twin(tmp
     seeds = main.seeds(2)
     for m in seeds:
         m.rows = SeededRows(m.seed)
-    evidence = [m.evidence(baselines=False, rows=(multiview.TRANSFER_ROW,)) for m in seeds]
+    evidence = [m.evidence(baselines=False, rows=(multiview_tables.TRANSFER_ROW,)) for m in seeds]
     assert [e.score("MV ensemble (untrained) S", "MR") for e in evidence] == pytest.approx([55.0, 56.0])  # its own
     assert [e.score("MV ensemble S", "MR") for e in evidence] == [70.0, 70.0]
-    table = check(multiview.twin_row_claims(groups), evidence[0], evidence, budget="smoke")
+    table = check(multiview_claims.twin_row_claims(groups), evidence[0], evidence, budget="smoke")
     assert table.claim.tolist() == [
         "Training the MV ensemble beats the same encoder untrained on the transfer mean (SICK-R, MR, MRPC)",
         "Training the MV ensemble beats the same encoder untrained on STS (SICK-cos)"]
@@ -406,5 +408,5 @@ def test_the_books_own_claims_judge_mv_against_each_seeds_own_untrained_twin(tmp
     assert table["seed values"].iloc[0][0] != pytest.approx(table["seed values"].iloc[0][1])
     assert table.numbers.iloc[0].startswith("trained ") and ", untrained " in table.numbers.iloc[0]
     assert [m.rows.evaluated for m in seeds] == [["MV ensemble", "MV ensemble (untrained)"]] * 2
-    seeds[1].evidence(baselines=False, rows=(multiview.TRANSFER_ROW,))
+    seeds[1].evidence(baselines=False, rows=(multiview_tables.TRANSFER_ROW,))
     assert seeds[1].rows.evaluated == ["MV ensemble", "MV ensemble (untrained)"]  # read back from the run's folder

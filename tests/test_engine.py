@@ -19,8 +19,8 @@ from reproducer.data.batches import SentenceBatch
 from reproducer.errors import ReproducerError
 from reproducer.fit import Objective, fit
 from reproducer.flops import rnn_token_macs, sgemm_peak, training_flops
-from reproducer.models import FAMILIES, family
-from reproducer.presets import preset
+from reproducer.papers.registry import FAMILIES, family
+from reproducer.papers.registry import preset
 from reproducer.train import Preset, TrainConfig, TrainLog, train
 
 HERE = Path(__file__).resolve().parent

@@ -5,7 +5,7 @@ import torch
 
 from reproducer.errors import ReproducerError
 from reproducer.results_store import NotebookRun
-from reproducer.report import equal_compute as ec
+from reproducer.overview import equal_compute as ec
 
 
 def fake_unit(line, seed, scores, seconds=(10.0, 20.0), flops=1e6):
@@ -19,14 +19,14 @@ def test_budget_preset_trains_for_seconds_only_and_scores_evenly():
     assert settings.max_seconds == 30.0 and settings.max_steps is None and settings.eval_steps is None
     assert settings.eval_every == pytest.approx(10.0)
     # the sizes are the preset's own
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     assert settings.identity() == preset("consensus", "smoke").identity()
     with pytest.raises(ReproducerError, match="at least one point"):
         ec.budget_preset("consensus", "smoke", 30, 0)
 
 
 def test_every_line_names_a_family_variant():
-    from reproducer.models import family
+    from reproducer.papers.registry import family
 
     for label, (name, variant) in ec.all_lines().items():
         assert variant in family(name).variants, label
@@ -34,7 +34,7 @@ def test_every_line_names_a_family_variant():
     assert ec.line_inputs() == {"skip-thought (uni-skip)": "learned", "Quick-Thoughts (uni-QT)": "learned",
                                 "consensus (MV)": "fixed", "mean-max AAE": "fixed", "mean-max RAE": "fixed",
                                 "paraphrastic PP (pairs)": "initialised"}
-    from reproducer.papers import Line
+    from reproducer.declarations import Line
 
     with pytest.raises(ValueError, match="inputs must be one of"):
         Line("x", "consensus", "MV", inputs="glove")
@@ -104,7 +104,7 @@ def test_a_unit_trains_scores_and_is_cached(tmp_path, monkeypatch):
 def test_an_autoencoder_is_trained_with_its_halves_normalised_as_in_chapter_05(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from reproducer import models
+    from reproducer.papers import registry as models
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
     options = {}
@@ -155,7 +155,7 @@ def test_a_reference_is_scored_like_the_lines_cached_and_drawn_across(tmp_path, 
 def test_each_lines_start_is_its_untrained_twin_scored_like_its_points(tmp_path, monkeypatch):
     """Issue 44: a line's starting reference is the model its unit trains, with the same seed's initial weights,
     scored before the first step; cached; drawn at 0 seconds, joined to the line's first point."""
-    from reproducer.models import family
+    from reproducer.papers.registry import family, paper
     from reproducer.untrained_twins import untrained_twin
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
@@ -164,7 +164,8 @@ def test_each_lines_start_is_its_untrained_twin_scored_like_its_points(tmp_path,
     start = study.start("mean-max AAE", 0)
     assert start["line"] == "mean-max AAE" and start["seconds"] == 0.0 and start["STS"] == pytest.approx(start["STS14"])
     settings = ec.budget_preset("autoencoder", "smoke", 4.0, 2)
-    twin = untrained_twin("mean-max AAE", settings, family("autoencoder").training_data("mean-max AAE", settings))
+    twin = untrained_twin("mean-max AAE", settings, family("autoencoder").training_data("mean-max AAE", settings),
+                          paper=paper("zhang2018"))
     assert ec.score_encoder(twin, "prototype", ("MRPC",), ("STS14",))["STS14"] == pytest.approx(start["STS14"])
     monkeypatch.setattr(ec, "score_encoder", lambda *a, **k: pytest.fail("scored again"))
     assert study.all_starts(["mean-max AAE"]) == [start]  # cached

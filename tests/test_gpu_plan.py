@@ -67,7 +67,7 @@ def test_pack_refuses_a_changed_file_and_a_missing_meta(smoke_pack, tmp_path):
 def test_pack_gives_every_family_its_training_data(smoke_pack):
     """Quick-Thoughts and skip-thought get real ids; the fixed-vector families random tables of their preset's size
     (bench only); MC-QT, which reads GloVe, is refused."""
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     pack = Pack(smoke_pack)
     qt = pack.training_data("quick-thought", "uni-QT", preset("quick-thought", "smoke"))

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from reproducer.errors import ReproducerError
-from reproducer.papers.consensus.chapter import consensus_rows
+from reproducer.papers.consensus.tables import consensus_rows
 from reproducer.papers.quick_thoughts.chapter import quick_thought_rows
-from reproducer.report import hardware as hw
+from reproducer.overview import hardware as hw
 
 
 def bench_run(softmax, rate):

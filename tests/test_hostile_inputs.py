@@ -221,7 +221,7 @@ def test_two_training_runs_on_one_folder_are_refused(tmp_path):
 
 def test_the_paper_preset_on_a_cpu_warns_with_its_budget(monkeypatch, tmp_path):
     from reproducer.errors import ReproducerWarning
-    from reproducer.models import family
+    from reproducer.papers.registry import family
     from reproducer.train_command import train_model
 
     class Stop(Exception):

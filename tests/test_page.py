@@ -105,7 +105,7 @@ def test_the_headline_counts_the_outcomes():
     assert "of the <b>7</b> claims" in html and "<b>3</b> reproduced, <b>1</b> not reproduced, <b>3</b> inconclusive" in html
     assert "4 are decided" in html and "Zhang" in html
     assert "the book's own" not in html
-    from reproducer.report.scorecard import BOOK_ROW  # issue 44: the book's own claims, counted in their own row
+    from reproducer.overview.scorecard import BOOK_ROW  # issue 44: the book's own claims, counted in their own row
 
     counts.loc[BOOK_ROW] = [1, 0, 1, 0, 1, 2]
     counts.loc["total"] = counts.drop(index="total").sum()

@@ -307,7 +307,7 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
     from reproducer.encoders.bundles import load_encoder
     from reproducer.fit import fit
     from reproducer.papers.paraphrastic.objective import OBJECTIVE, initial_vocabulary
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.data.training_data import TrainingData
 
     rng = np.random.default_rng(0)
@@ -333,7 +333,7 @@ def test_fit_paraphrastic_trains_saves_and_loads(tmp_path, kind):
 
 def test_train_config_knows_adagrad():
     from reproducer.errors import ReproducerError
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.train import TrainConfig
 
     assert preset("paraphrastic", "default").train_config().optimizer == "adagrad"

@@ -177,7 +177,7 @@ def test_pair_tables():
     assert examples.source.tolist() == ["ppdb-wiki", "twitter", "twitter", "twitter"]
 
 
-class FakeTraining(pt.ParaphraseTraining):
+class FakeTraining(pt.ParaphraseModels):
     """Records without training: each configuration's dev score is its learning rate × 100 (PP: MIX beats MAX). The
     products a unit caches after a model's grid (length bins, neighbours, section 6's suite) are recorded, not
     computed (tested in test_chapter_units.py)."""
@@ -208,9 +208,18 @@ class FakeTraining(pt.ParaphraseTraining):
         return self.run.json(f"eval_{slug(name)}_untrained", lambda: self.recorded.append(("twin", name)) or {})
 
 
+def fake_training() -> FakeTraining:
+    """:class:`FakeTraining` at ``default``, on no pairs."""
+    from reproducer.data.training_data import TrainingData
+    from reproducer.papers.registry import preset
+
+    return FakeTraining(NotebookRun("03_paraphrastic", "default"), preset("paraphrastic", "default"),
+                        data=TrainingData(pairs=[], vectors=None))
+
+
 def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, monkeypatch):
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
-    training = FakeTraining(NotebookRun("03_paraphrastic", "default"), pairs=[], vectors=None)
+    training = fake_training()
     training.recorded = []
     best = training.train_grid()
     assert training.pp_choice == "MIX, λw=1e-05"
@@ -224,7 +233,7 @@ def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, mon
     assert (tmp_path / "03_paraphrastic/default/grid/LSTM__no_o.g.___MAX__lr_0.005.json").is_file()
     grid = training.grid_table()
     assert grid.chosen.eq("✓").sum() == 7 and len(grid) == 28
-    again = FakeTraining(NotebookRun("03_paraphrastic", "default"), pairs=[], vectors=None)
+    again = fake_training()
     again.recorded = []
     assert again.train_grid() == best and again.recorded == []  # every record reused
     # no PP encoder at hand and no cached table: a note, no training
@@ -239,20 +248,20 @@ def test_a_new_choice_recomputes_what_was_cached_of_the_old_one(tmp_path, monkey
     """Length bins and neighbours are named by model, not configuration: when the grid's choice moves (here the record
     of an older, smaller grid says MAX was chosen), they are computed again; an unchanged choice reuses them."""
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
-    training = FakeTraining(NotebookRun("03_paraphrastic", "default"), pairs=[], vectors=None)
+    training = fake_training()
     training.recorded = []
     training.train_grid()
     choices = training.run.path("choices.json")
     assert json.loads(choices.read_text())["LSTM (no o.g.)"] == "MIX, lr=0.005"
     choices.write_text(json.dumps({**json.loads(choices.read_text()), "LSTM (no o.g.)": "MAX, lr=0.005"}))
-    again = FakeTraining(NotebookRun("03_paraphrastic", "default"), pairs=[], vectors=None)
+    again = fake_training()
     again.recorded = []
     again.train_grid()
     assert again.recorded == [("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)")]
     assert "now 'MIX, lr=0.005' (was 'MAX, lr=0.005')" in capsys.readouterr().out
     # a twin's model (issue 44): its transfer scores and its untrained twin's are named by model too
     choices.write_text(json.dumps({**json.loads(choices.read_text()), "LSTM (o.g.)": "MAX, lr=0.005"}))
-    third = FakeTraining(NotebookRun("03_paraphrastic", "default"), pairs=[], vectors=None)
+    third = fake_training()
     third.recorded = []
     third.train_grid()
     assert third.recorded == [("bins", "LSTM (o.g.)"), ("transfer", "LSTM (o.g.)"), ("twin", "LSTM (o.g.)")]

@@ -191,7 +191,7 @@ def test_every_variant_trains_and_encodes(variant, books, tmp_path):
     from reproducer.data.vectors import pretrained_channel_vocabulary
     from reproducer.fit import fit
     from reproducer.papers.quick_thoughts.objective import OBJECTIVE
-    from reproducer.presets import preset as named_preset
+    from reproducer.papers.registry import preset as named_preset
     from reproducer.data.training_data import TrainingData
 
     corpus = books(sizes=(12, 9, 15))
@@ -224,7 +224,7 @@ def test_every_variant_trains_and_encodes(variant, books, tmp_path):
 
 def test_qt_presets():
     from reproducer.papers.quick_thoughts.objective import PRESETS as QUICK_THOUGHT
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     paper = QUICK_THOUGHT["paper"]
     assert (paper.batch_size, paper.lr, 2 * paper.hidden, 4 * paper.bi_hidden) == (400, 5e-4, 2400, 2400)

@@ -60,7 +60,7 @@ class _Log:
 def _models(monkeypatch, run, scale="quick"):
     import reproducer.evaluate.training_curve
     import reproducer.papers
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.papers.quick_thoughts.chapter import QuickThoughtModels
 
     Fitted = namedtuple("Fitted", "encoder log")
@@ -83,7 +83,7 @@ def _models(monkeypatch, run, scale="quick"):
     def fit(family, variant, settings, data, **options):  # every family trains through Family.fit
         return {"quick-thought": fit_qt, "skip-thought": fit_st}[family.name](variant, settings, data, **options)
 
-    monkeypatch.setattr(reproducer.papers.Family, "fit", fit)
+    monkeypatch.setattr(reproducer.declarations.Family, "fit", fit)
     monkeypatch.setattr(reproducer.evaluate.training_curve, "curve_scores", curve_scores)
     models = QuickThoughtModels(run, preset("quick-thought", scale, max_seconds=90), ["MR"], seed=3)
     models.data, models.glove_data = "word ids", "GloVe ids"  # loaded on first use: set here, nothing is read
@@ -118,7 +118,7 @@ def test_models_train_each_kind_with_its_settings_and_data(monkeypatch):
 
 
 def test_models_share_the_default_budget_as_the_chapter_says(monkeypatch):
-    from reproducer.models import models as registered
+    from reproducer.papers.registry import models as registered
 
     models, calls = _models(monkeypatch, _FakeRun(), scale="default")
     shares = {m.name: m.budget_shares["default"] for m in registered(family="quick-thought")
@@ -152,8 +152,8 @@ def test_the_train_command_trains_the_chapters_budget(monkeypatch, tmp_path, sca
             trained["settings"] = settings
             raise SystemExit  # stop before training: only the settings are compared
 
-        monkeypatch.setattr(reproducer.papers.Family, "fit", fit)
-        monkeypatch.setattr(reproducer.papers.Family, "training_data", lambda *a: None)
+        monkeypatch.setattr(reproducer.declarations.Family, "fit", fit)
+        monkeypatch.setattr(reproducer.declarations.Family, "training_data", lambda *a: None)
         with pytest.raises(SystemExit):
             train_model(name, scale, out=tmp_path / name, progress=False, max_seconds=90)
         assert trained["settings"] == chapter, (name, scale)
@@ -220,7 +220,7 @@ def test_training_loss_figure_has_qt_losses_beside_st():
 
 def test_matched_skip_thought_takes_quick_thoughts_encoder_and_budget():
     from reproducer.papers.skip_thoughts.objective import PRESETS as ST
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.papers.quick_thoughts.chapter import matched_skip_thought
 
     qt = preset("quick-thought", "default", max_seconds=77)
@@ -257,7 +257,7 @@ def test_speed_table_and_ratios():
 
 def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samples(monkeypatch):
     import reproducer.papers.widths
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.papers.quick_thoughts.chapter import matched_skip_thought, measure_throughput
 
     calls = []
@@ -344,7 +344,7 @@ def test_chapter_02_and_chapter_06_give_the_same_speed_up():
 
 
 def test_smaller_mc_qt_and_size_table():
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.papers.quick_thoughts.chapter import size_caption, size_table, smaller_mc_qt
 
     assert smaller_mc_qt(preset("quick-thought", "default")) == {"MC-QT 400d": {"bi_hidden": 50},
@@ -523,7 +523,7 @@ def test_earlier_skip_thoughts_takes_what_chapter_01_has():
 
 
 def test_published_comparison_stacks_each_model_and_table1_caption():
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.papers.quick_thoughts.tables import published_comparison, table1_caption
 
     ours = pd.DataFrame([{"encoder": "uni-QT", "task": "MR", "metric": "acc", "value": 60.0},

@@ -221,7 +221,7 @@ def test_the_book_notebooks_start_at_their_defaults_in_the_book_folder(results, 
     assert 'start("{}", globals())'.format(path.stem) in _setup_source(path)
     if path.stem not in ("00_data", "00b_baselines"):
         # the settings are declared in the set-up cell, by the run or by the chapter's models or training
-        # (ChapterModels.declare, ParaphraseTraining.declare)
+        # (ChapterModels.declare, ParaphraseModels.declare)
         setup = _setup_source(path)
         declared = "run.settings(" in setup or re.search(r"^(models|training)\.declare\(\)", setup, re.M)
         assert declared and 'run.record("settings"' not in setup

@@ -6,7 +6,7 @@ import pytest
 
 from reproducer.errors import ReproducerError
 from reproducer.report.claims import BOOK
-from reproducer.report.scorecard import (
+from reproducer.overview.scorecard import (
     BOOK_ROW,
     COLUMNS,
     OUTCOMES,
@@ -135,7 +135,7 @@ def test_across_presets_pairs_each_claim_and_keeps_the_ones_that_moved(two_chapt
 
 def test_the_stable_summary_is_generated_from_both_presets(two_chapters):
     """Issue 42: chapter 06's "what holds everywhere" and "real disagreement" bullets were typed beside the numbers."""
-    from reproducer.report.scorecard import stable_summary
+    from reproducer.overview.scorecard import stable_summary
 
     write(two_chapters, "02_quick_thoughts", [claim("QT is fast", "reproduced", 3.0),
                                               claim("MC-QT best", "not reproduced", -1.0),
@@ -154,7 +154,7 @@ def test_the_stable_summary_is_generated_from_both_presets(two_chapters):
 
 def test_the_undecided_summary_counts_why_from_the_seeds():
     """Issue 42: chapter 06 said most inconclusive outcomes are seeds that disagree; the summary now counts it."""
-    from reproducer.report.scorecard import COLUMNS, undecided_summary
+    from reproducer.overview.scorecard import COLUMNS, undecided_summary
 
     def row(outcome, seeds, threshold=0.0):
         return {"outcome": outcome, "seed values": seeds, "threshold value": threshold}
@@ -174,7 +174,7 @@ def test_the_undecided_summary_counts_why_from_the_seeds():
 def test_the_seeds_summary_counts_where_the_training_noise_comes_from():
     """Issue 43: a claim's training noise comes from seeds trained as long as the run it is about; the summary counts
     the claims that still borrow it from another preset."""
-    from reproducer.report.scorecard import COLUMNS, seeds_summary
+    from reproducer.overview.scorecard import COLUMNS, seeds_summary
 
     noises = ["test items (bootstrap) + the mean of 3 training seeds at `default`",
               "the mean of 5 training seeds at `default`",

@@ -189,7 +189,7 @@ def test_sampled_softmax_candidates_cover_the_targets_and_equal_the_full_loss_wh
 
 def test_presets_name_the_paper_sizes_and_take_overrides():
     from reproducer.papers.skip_thoughts.objective import PRESETS as SKIP_THOUGHT
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     paper = SKIP_THOUGHT["paper"]
     assert (paper.vocab_size, paper.word_dim, paper.uni_hidden, 2 * paper.bi_hidden) == (20000, 620, 2400, 2400)

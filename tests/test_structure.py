@@ -12,28 +12,31 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "reproducer"
 
 #: Layers from the bottom: a module may import (at module level or inside a function) only from its own layer or
-#: below. Shared building blocks sit low; each paper's objective above the encoders and the evaluation; the registry
-#: (with the papers' declarations), the reporting and the notebook runtime above them; the tools (the benchmarks, the
-#: GPU pack and plan, the train command) on top, imported by nothing of the library but the command line. A paper's
-#: package (``reproducer/papers/<paper>/``) spans three layers: :data:`PAPER_LAYERS`.
+#: below. Shared building blocks sit low (with the shape of a paper's declaration); each paper's objective above the
+#: encoders and the evaluation; the reporting, the notebook runtime and the untrained twins above them; the papers
+#: (their declarations, the registry that finds them, their chapters) above the reporting; the overview that reads
+#: every paper (chapters 00 and 06) above the papers; the tools (the benchmarks, the GPU pack and plan, the train
+#: command) on top, imported by nothing of the library but the command line. A paper's objective (and its supervised
+#: training) sit lower than the rest of its package: :data:`PAPER_LAYERS`.
 LAYERS = [
     {"reproducer", "reproducer.errors", "reproducer.files", "reproducer.runtime", "reproducer.flops",
      "reproducer.gpu_plans", "reproducer.plot_style"},
-    {"reproducer.data", "reproducer.train", "reproducer.fit"},
+    {"reproducer.data", "reproducer.train", "reproducer.fit", "reproducer.presets", "reproducer.declarations"},
     {"reproducer.encoders"},
     {"reproducer.evaluate"},
     {"reproducer.objectives"},
-    {"reproducer.models", "reproducer.presets", "reproducer.papers", "reproducer.untrained_twins"},
-    {"reproducer.report", "reproducer.notebook", "reproducer.results_store"},
+    {"reproducer.report", "reproducer.notebook", "reproducer.results_store", "reproducer.untrained_twins"},
+    {"reproducer.papers"},
+    {"reproducer.overview"},
     {"reproducer.bench", "reproducer.train_command", "reproducer.gpu_pack", "reproducer.gpu_run"},
     {"reproducer.__main__"},
 ]
 #: The layer of a module of a paper's package, by its name: the objective (model, loss, presets) and the supervised
-#: training sit with the shared objectives; the declaration (``__init__``) with the registry; every other module (the
-#: chapter's models, tables, claims, the widths study) with the reporting.
-PAPER_LAYERS = {"objective": 4, "supervised": 4, "": 5}
-REPORTING = 6
-TOOLS = 7
+#: training sit with the shared objectives; every other module (the declaration, the chapter's models, tables,
+#: claims; the registry and the widths study beside the packages) with the papers.
+PAPER_LAYERS = {"objective": 4, "supervised": 4}
+PAPERS = 6
+TOOLS = 8
 
 
 def _module_name(path: Path) -> str:
@@ -60,7 +63,7 @@ def _imports() -> dict[str, set[str]]:
 def _layer(module: str) -> int:
     parts = module.split(".")
     if parts[:2] == ["reproducer", "papers"] and len(parts) >= 3:
-        return PAPER_LAYERS.get(".".join(parts[3:]), REPORTING)
+        return PAPER_LAYERS.get(".".join(parts[3:]), PAPERS)
     for depth in range(module.count(".") + 1, 0, -1):
         prefix = ".".join(module.split(".")[:depth])
         for i, layer in enumerate(LAYERS):
@@ -75,15 +78,17 @@ def test_every_import_goes_down_or_sideways():
     assert not upward, "\n".join(upward)
 
 
-def test_no_import_circle():
-    graph = _imports()
+def _circles(graph: dict[str, set[str]]) -> list[str]:
+    """The import circles of ``graph`` (node → the nodes it imports), each as ``a -> b -> a``; an import of a node
+    that is not in ``graph`` (e.g. "from reproducer.evaluate import X" where evaluate is a package: its __init__) is
+    left out."""
     state: dict[str, int] = {}
     circles = []
 
     def visit(node: str, path: list[str]) -> None:
         state[node] = 1
         for nxt in sorted(graph.get(node, ())):
-            if nxt not in graph:  # e.g. "from reproducer.evaluate import X" where evaluate is a package: its __init__
+            if nxt not in graph:
                 continue
             if state.get(nxt) == 1:
                 circles.append(" -> ".join(path[path.index(nxt):] + [nxt]) if nxt in path else f"{node} -> {nxt}")
@@ -94,6 +99,11 @@ def test_no_import_circle():
     for module in sorted(graph):
         if module not in state:
             visit(module, [module])
+    return circles
+
+
+def test_no_import_circle():
+    circles = _circles(_imports())
     assert not circles, "\n".join(circles)
 
 
@@ -105,11 +115,41 @@ def test_the_tools_sit_on_top():
     assert importers <= {"reproducer.__main__"}, importers
 
 
-def test_a_papers_modules_sit_in_three_layers():
-    assert _layer("reproducer.papers.quick_thoughts") == 5  # the declaration, with the registry
+def test_a_papers_modules_sit_in_two_layers():
+    assert _layer("reproducer.papers.quick_thoughts") == PAPERS  # the declaration, with the registry
     assert _layer("reproducer.papers.quick_thoughts.objective") == _layer("reproducer.objectives.context")
-    assert _layer("reproducer.papers.quick_thoughts.chapter") == _layer("reproducer.report.units")
-    assert _layer("reproducer.papers") == _layer("reproducer.models")
+    assert _layer("reproducer.papers.quick_thoughts.chapter") == PAPERS > _layer("reproducer.report.units")
+    assert _layer("reproducer.papers") == _layer("reproducer.papers.registry") == PAPERS
+
+
+def _room(module: str) -> str:
+    """The room of ``module`` in a picture of the library's folders: a module of ``reproducer/`` itself, or the
+    subpackage holding it (``reproducer.papers.quick_thoughts.chapter`` is in ``reproducer.papers``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _room_circles(graph: dict[str, set[str]]) -> list[str]:
+    """Circles between rooms (:func:`_room`): a paper's objective is low and its chapter high, but its folder is one
+    room; an import from a low room into a folder that also imports it back draws a circle there."""
+    rooms = defaultdict(set)
+    for a, targets in graph.items():
+        rooms[_room(a)] |= {_room(b) for b in targets if _room(b) != _room(a)}
+        for b in targets:
+            rooms.setdefault(_room(b), set())
+    return _circles(rooms)
+
+
+def test_no_circle_between_folders():
+    """Issue 64: the registry (``reproducer/models.py``) read the papers' declarations, and the papers' chapters read the
+    registry: a circle between the file and the folder ``reproducer/papers/``. The registry now sits in that folder and
+    the overview that reads every paper above it."""
+    assert _room_circles(_imports()) == []
+
+
+def test_the_folder_check_sees_a_circle():
+    fake = {"reproducer.report.units": {"reproducer.papers.registry"},
+            "reproducer.papers.skip_thoughts.chapter": {"reproducer.report.units"}}
+    assert _room_circles(fake) == ["reproducer.papers -> reproducer.report -> reproducer.papers"]
 
 
 def test_the_layer_test_sees_a_violation(monkeypatch):
@@ -121,7 +161,7 @@ def test_the_layer_test_sees_a_violation(monkeypatch):
 
 
 def test_the_registry_names_every_family_and_variant():
-    from reproducer.models import FAMILIES, MODELS, PAPERS, family, model, models, table
+    from reproducer.papers.registry import FAMILIES, MODELS, PAPERS, family, model, models, table
 
     for fam in FAMILIES.values():
         assert fam.paper in PAPERS and set(fam.presets) == {"smoke", "quick", "default", "paper"}
@@ -145,7 +185,7 @@ def test_the_registry_names_every_family_and_variant():
 
 
 def test_published_names_exist_in_the_published_tables():
-    from reproducer.models import MODELS
+    from reproducer.papers.registry import MODELS
     from reproducer.report.published import published
 
     names = set(published().model)
@@ -189,7 +229,7 @@ def test_the_api_check_finds_a_stale_a_missing_and_a_changed_page(tmp_path, monk
     (tmp_path / "book" / "api" / "reproducer.files.md").unlink()
     (tmp_path / "book" / "api.md").write_text("# API reference\n")
     toc = tmp_path / "_toc.yml"
-    toc.write_text(toc.read_text().replace("- glob: book/api/*", "- file: book/api/reproducer.models"))
+    toc.write_text(toc.read_text().replace("- glob: book/api/*", "- file: book/api/reproducer.papers.registry"))
     found = problems(pages)
     assert any("reproducer.gone.md is stale" in p for p in found), found
     assert any("reproducer.files.md is missing" in p for p in found), found

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from reproducer.evaluate import TASKS
-from reproducer.report.task_inventory import benchmark_table, reported_by, sample_records, sentence_lengths, split_sizes
+from reproducer.overview.task_inventory import benchmark_table, reported_by, sample_records, sentence_lengths, split_sizes
 
 
 def test_every_task_says_who_reports_it():
@@ -10,7 +10,7 @@ def test_every_task_says_who_reports_it():
     assert set(REPORTED_BY) == set(TASKS)
     assert "wieting2016" in REPORTED_BY["PPDB"] and REPORTED_BY["STSB-R"] == ("tang2019",)
     assert REPORTED_BY["SICK-cos"] == ("wieting2016", "tang2019")
-    from reproducer.models import PAPERS
+    from reproducer.papers.registry import PAPERS
 
     assert {p for papers in REPORTED_BY.values() for p in papers} <= set(PAPERS)  # the keys of published.csv
 

@@ -480,9 +480,9 @@ def test_quick_thought_held_out_batches_come_from_the_held_out_books(books, monk
     import reproducer.data.corpus
     from reproducer.data.training_corpus import word_ids
     from reproducer.evaluate.training_curve import held_out_loss
-    from reproducer.models import family
+    from reproducer.papers.registry import family
     from reproducer.papers.quick_thoughts.objective import build_quick_thought
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.runtime import inference
 
     train, valid = books(sizes=(7, 5, 9)), books(sizes=(6, 6))
@@ -584,7 +584,7 @@ def test_the_claims_seeds_train_at_the_preset_of_the_run_they_are_about():
 
 
 def test_quick_thought_seeds_train_at_the_runs_preset_in_sibling_runs(results_dir, nb):
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
     from reproducer.papers.quick_thoughts.chapter import QuickThoughtModels
 
     book = nb()

@@ -100,7 +100,7 @@ def test_named_untrained_baselines_read_their_kind_vectors_and_width_from_the_na
     table stands in for both here); its seed draws the weights, and a deterministic baseline refuses a seed."""
     import reproducer.data.vectors
     import reproducer.encoders.baselines as baselines
-    from reproducer import models
+    from reproducer.papers import registry as models
 
     monkeypatch.setattr(reproducer.data.vectors, "train_word2vec", lambda: vectors)
     monkeypatch.setattr(baselines, "load_glove", lambda: WordVectors(vectors.words, vectors.vectors[:, :4], "glove"))

@@ -8,12 +8,17 @@ import torch
 
 import reproducer.fit as fit_module
 import reproducer.train as train_module
-from reproducer import models
+from reproducer.papers import registry as models
 from reproducer.data.vectors import WordVectors
 from reproducer.encoders.trained import ConcatEncoder
 from reproducer.errors import ReproducerError
-from reproducer.presets import preset
+from reproducer.papers.registry import preset
 from reproducer.untrained_twins import family_inputs, untrained_twin
+
+def twin_of(name: str, *args, **kwargs):
+    """:func:`untrained_twin` of model ``name`` with the declaration of the paper that declares it."""
+    return untrained_twin(name, *args, paper=models.paper(models.model(name).paper), **kwargs)
+
 
 SENTENCES = ["the cat sat on the mat .", "a man walks his dog in the park", "she said nothing"]
 #: The first trained model of each family (uni-skip, uni-QT, PP, MV, mean-max AAE), from the registry.
@@ -53,7 +58,7 @@ def test_the_twin_is_the_trained_runs_model_before_its_first_step(name, smoke, m
     settings, data = smoke(name)
     model = models.model(name)
     family = models.family(model.family)
-    twin = untrained_twin(name, settings, data, seed=3)
+    twin = twin_of(name, settings, data, seed=3)
     received = {}
 
     def no_steps(module, *args, **kwargs):
@@ -66,8 +71,8 @@ def test_the_twin_is_the_trained_runs_model_before_its_first_step(name, smoke, m
     assert twin_module.keys() == trained_module.keys()
     assert all(torch.equal(twin_module[k], trained_module[k]) for k in twin_module)
     assert received  # train() was handed the module: its encoder's weights are the ones compared above
-    other = untrained_twin(name, settings, data, seed=4).encode(SENTENCES)
-    again = untrained_twin(name, settings, data, seed=3).encode(SENTENCES)
+    other = twin_of(name, settings, data, seed=4).encode(SENTENCES)
+    again = twin_of(name, settings, data, seed=3).encode(SENTENCES)
     ours = twin.encode(SENTENCES)
     assert np.array_equal(ours, again) and not np.allclose(ours, other)
     assert twin.name == f"{name} (untrained)" and np.isfinite(ours).all()
@@ -85,9 +90,9 @@ def test_a_twin_takes_no_step_and_writes_nothing(smoke, tmp_path, monkeypatch):
 
 def test_a_combination_is_its_parts_twins_side_by_side(smoke):
     settings, data = smoke("combine-skip")
-    both = untrained_twin("combine-skip", settings, data, seed=1).encode(SENTENCES)
-    uni = untrained_twin("uni-skip", settings, data, seed=1).encode(SENTENCES)
-    bi = untrained_twin("bi-skip", settings, data, seed=1).encode(SENTENCES)
+    both = twin_of("combine-skip", settings, data, seed=1).encode(SENTENCES)
+    uni = twin_of("uni-skip", settings, data, seed=1).encode(SENTENCES)
+    bi = twin_of("bi-skip", settings, data, seed=1).encode(SENTENCES)
     assert np.array_equal(both, np.concatenate([uni, bi], axis=1))
 
 
@@ -97,8 +102,8 @@ def test_word2vec_in_place_of_learned_embeddings(smoke):
     settings, data = smoke("uni-QT")
     words = [w for w in data.vocab.itos[4:50]]
     vectors = WordVectors(words, np.random.default_rng(0).standard_normal((len(words), settings.word_dim)), "toy")
-    random_words = untrained_twin("uni-QT", settings, data, seed=0)
-    with_vectors = untrained_twin("uni-QT", settings, data, seed=0, word_vectors=vectors)
+    random_words = twin_of("uni-QT", settings, data, seed=0)
+    with_vectors = twin_of("uni-QT", settings, data, seed=0, word_vectors=vectors)
     assert with_vectors.name == "uni-QT (untrained, toy)"
     for plain, put in zip(parts_of(random_words), parts_of(with_vectors)):
         table, before = put.module.embed.weight.detach(), plain.module.embed.weight.detach()
@@ -115,14 +120,14 @@ def test_what_a_twin_refuses(smoke):
     settings, data = smoke("uni-skip")
     narrow = WordVectors(["cat"], np.ones((1, settings.word_dim + 1)), "wide")
     with pytest.raises(ReproducerError, match=f"{settings.word_dim}-d but wide are {settings.word_dim + 1}-d"):
-        untrained_twin("uni-skip", settings, data, word_vectors=narrow)
+        twin_of("uni-skip", settings, data, word_vectors=narrow)
     aae_settings, aae_data = smoke("mean-max AAE")
     with pytest.raises(ReproducerError, match="reads fixed pre-trained word vectors"):
-        untrained_twin("mean-max AAE", aae_settings, aae_data, word_vectors=narrow)
-    with pytest.raises(ReproducerError, match="untrained baseline already"):
-        untrained_twin("glove-bow", settings, data)
+        twin_of("mean-max AAE", aae_settings, aae_data, word_vectors=narrow)
+    with pytest.raises(ReproducerError, match="declares no model 'glove-bow'"):  # a baseline has no paper, no twin
+        untrained_twin("glove-bow", settings, data, paper=models.paper("kiros2015"))
     declared = {line.family: line.inputs for paper in models.DECLARATIONS.values() for line in paper.lines}
-    assert {f: family_inputs(f) for f in models.FAMILIES} == declared  # as each paper's lines say too
+    assert {name: family_inputs(f) for name, f in models.FAMILIES.items()} == declared  # as each paper's lines say too
     assert set(declared.values()) == {"learned", "initialised", "fixed"}
 
 
@@ -130,7 +135,7 @@ def test_what_a_twin_refuses(smoke):
 def _chapter_models(family: str, run):
     """A chapter's models at smoke, seed 2, scoring MR (and the chapter's extra tasks)."""
     from reproducer.papers.consensus.chapter import ConsensusModels
-    from reproducer.papers.mean_max_aae.training import AutoencoderModels
+    from reproducer.papers.mean_max_aae.chapter import AutoencoderModels
     from reproducer.papers.quick_thoughts.chapter import QuickThoughtModels
     from reproducer.papers.skip_thoughts.chapter import SkipThoughtModels
 
@@ -159,7 +164,7 @@ def test_a_chapters_twin_is_scored_once_on_its_tasks_and_cached(name, tmp_path, 
     assert "MR" in results.scores and results.items["MR"]  # per-item outcomes: the claims' bootstrap
     assert stored_json(chapter.run.dir / f"eval_{slug(name)}_untrained.json")
     settings, data = chapter.twin_inputs(name)
-    twin = untrained_twin(name, settings, data, seed=2)
+    twin = twin_of(name, settings, data, seed=2)
     assert evaluate(twin, ["MR"], settings.eval_config, progress=False).scores["MR"] == results.scores["MR"]
     monkeypatch.setattr(twins, "untrained_twin", lambda *a, **k: pytest.fail("the cached twin was built again"))
     assert chapter.twin_results(name).scores == results.scores
@@ -189,7 +194,7 @@ def test_chapter_01s_twin_has_its_vocabulary_expanded_as_the_trained_encoder(tmp
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
     chapter = _chapter_models("skip-thought", NotebookRun("01_skip_thoughts", "smoke"))
-    twin = untrained_twin("combine-skip", *chapter.twin_inputs("combine-skip"), seed=2)
+    twin = twin_of("combine-skip", *chapter.twin_inputs("combine-skip"), seed=2)
     expanded = chapter.finish_twin("combine-skip", twin)
     assert expanded.name == twin.name == "combine-skip (untrained)"
     for before, after in zip(twin.encoders, expanded.encoders):
@@ -206,14 +211,14 @@ def test_chapter_03s_twin_is_its_chosen_configuration_at_initialisation(tmp_path
     from reproducer.evaluate import evaluate
     from reproducer.files import stored_json
     from reproducer.results_store import NotebookRun, slug
-    from reproducer.papers.paraphrastic.chapter import ParaphraseTraining
+    from reproducer.papers.paraphrastic.chapter import ParaphraseModels
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
-    training = ParaphraseTraining.prepare(NotebookRun("03_paraphrastic", "smoke"))
+    training = ParaphraseModels.prepare(NotebookRun("03_paraphrastic", "smoke"))
     training.best = {"LSTM (o.g.)": {"overrides": {"lr": 0.005}}}  # as train_grid leaves it
     results = training.twin_results("LSTM (o.g.)")
     assert set(results.scores) == {"MRPC", "STS14"} and results.items["MRPC"]
-    twin = untrained_twin("LSTM (o.g.)", training.settings(lr=0.005), training.data(), seed=training.seed)
+    twin = twin_of("LSTM (o.g.)", training.config(lr=0.005), training.data(), seed=training.seed)
     assert evaluate(twin, ["MRPC"], "smoke", progress=False).scores["MRPC"] == results.scores["MRPC"]
     assert stored_json(training.run.dir / f"eval_{slug('LSTM (o.g.)')}_untrained.json")
 
@@ -227,7 +232,8 @@ def test_chapter_04s_twin_is_mvs_table3_row_at_initialisation(tmp_path, monkeypa
     from reproducer.evaluate.views import RowEncoders
     from reproducer.files import read_json
     from reproducer.results_store import NotebookRun
-    from reproducer.papers.consensus.chapter import TRANSFER_ROW, ConsensusModels
+    from reproducer.papers.consensus.chapter import ConsensusModels
+    from reproducer.papers.consensus.tables import TRANSFER_ROW
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path / "results"))
     groups = {"U": ["STS14"], "S": [], "B": ["MR"], "M": []}
@@ -241,7 +247,7 @@ def test_chapter_04s_twin_is_mvs_table3_row_at_initialisation(tmp_path, monkeypa
     assert TRANSFER_ROW == "MV ensemble" and read_json(main.run.path("eval_MV_ensemble_untrained.json")) == record
     assert record["unsupervised"]["encoder"] == record["supervised"]["encoder"] == "MV (untrained) ensemble"
     assert record["supervised"]["items"]["MR"] and record["unsupervised"]["items"]["STS14"]  # the claims' bootstrap
-    views = untrained_twin("MV", *main.twin_inputs("MV"), seed=2)  # what MV's fit starts from (the tests above)
+    views = twin_of("MV", *main.twin_inputs("MV"), seed=2)  # what MV's fit starts from (the tests above)
     expected = RowEncoders(lambda variant: views).evaluate(TRANSFER_ROW, groups, settings.rows_config)
     assert {k: r["results"] for k, r in record.items()} == {k: r["results"] for k, r in expected.items()}
     other = main.seeds(2)[1]  # the claims' next seed, in its own run's folder

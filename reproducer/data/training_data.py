@@ -1,5 +1,5 @@
 """What a training objective trains on: :class:`TrainingData`, built by each family's ``training_data`` (see
-:mod:`reproducer.models`) and read by its ``fit``."""
+:mod:`reproducer.papers.registry`) and read by its ``fit``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +8,7 @@ from typing import Any
 
 @dataclass
 class TrainingData:
-    """What a family trains on; each family reads the fields it needs (see :mod:`reproducer.models`).
+    """What a family trains on; each family reads the fields it needs (see :mod:`reproducer.papers.registry`).
 
     ``tokenized``: a :class:`~reproducer.data.batches.TokenizedCorpus` of ids of ``vocab``; ``vectors``: fixed word
     vectors, row ``i`` for word ``i`` of ``vocab`` (consensus, autoencoders), or the

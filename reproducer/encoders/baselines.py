@@ -8,7 +8,7 @@
 - ``<kind>-<vectors>-<width>`` (:data:`UNTRAINED`), e.g. ``esn-word2vec-4096``: Wieting & Kiela's (2019) untrained
   encoders — BOREP, a random biLSTM, a bidirectional echo state network (``borep``, ``lstm``, ``esn``:
   :mod:`reproducer.encoders.untrained`, max pooling) — over our word2vec (``word2vec``) or GloVe 6B 50d (``glove``),
-  at any width; ``seed`` draws their weights. The registry (:data:`reproducer.models.BASELINE_MODELS`) names the
+  at any width; ``seed`` draws their weights. The registry (:data:`reproducer.papers.registry.BASELINE_MODELS`) names the
   widths the book scores.
 """
 from __future__ import annotations

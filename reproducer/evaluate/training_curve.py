@@ -28,7 +28,7 @@ def curve_scores(tasks: Iterable = ("STS14",), config: str = "prototype", *,
 def held_out_loss(batches: list) -> Callable[[object, int], dict[str, float]]:
     """A callback ``(fitted, step) -> {"held-out loss": mean}``: the training objective (``fitted.module(batch)``, in
     evaluation mode, without gradients) averaged over fixed held-out ``batches``
-    (:meth:`reproducer.models.Family.held_out_batches`). When it stops falling, more training of this objective buys
+    (:meth:`reproducer.declarations.Family.held_out_batches`). When it stops falling, more training of this objective buys
     little; when it rises, the model is fitting its training books."""
     if not batches:
         raise ReproducerError("held_out_loss needs at least one held-out batch.")

@@ -168,7 +168,7 @@ class Page:
 
     def headline(self, counts: pd.DataFrame, preset: str) -> Shown:
         """The book's verdict in one box: how many of the claims reproduce, and the outcomes per paper (``counts`` from
-        :func:`reproducer.report.scorecard.paper_counts`, with its ``total`` row)."""
+        :func:`reproducer.overview.scorecard.paper_counts`, with its ``total`` row)."""
         total = counts.loc["total"]
         parts = [f"<b>{total[o]}</b> {o}" for o in COLOURS if total.get(o, 0)]
         own = sum(int(counts.loc[row, "claims"]) for row in counts.index if str(row).startswith(BOOK))

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Sequence
 
 import pandas as pd
-
-from reproducer.models import published_names
 
 
 @lru_cache(maxsize=1)
@@ -30,13 +29,21 @@ def published(paper: str | None = None, model: str | list[str] | None = None) ->
     return df.reset_index(drop=True)
 
 
-def compare(ours: pd.DataFrame, encoder: str) -> pd.DataFrame:
-    """Paper vs ours for one of our encoders: one row per published (paper, table, task, metric)
-    with the published value, ours and the difference (ours - published); the published rows are those
-    :mod:`reproducer.models` names for the encoder (e.g. GloVe averaging for ``glove-bow``). ``ours`` is
-    ``Results.to_frame()`` (several encoders may be stacked)."""
-    rows = published(model=published_names(encoder)).rename(columns={"value": "published"})
+def compare(ours: pd.DataFrame, encoder: str, published_as: Sequence[str]) -> pd.DataFrame:
+    """Paper vs ours for one of our encoders: one row per published (paper, table, task, metric) of the rows
+    ``published_as`` (the published names of the encoder's method, as its declaration gives them:
+    :func:`reproducer.papers.registry.published_names`, e.g. GloVe averaging for ``glove-bow``) with the published
+    value, ours and the difference (ours - published). ``ours`` is ``Results.to_frame()`` (several encoders may be
+    stacked)."""
+    rows = published(model=list(published_as)).rename(columns={"value": "published"})
     mine = ours[ours.encoder == encoder].set_index(["task", "metric"])["value"]
     rows["ours"] = [mine.get((t, m), float("nan")) for t, m in zip(rows.task, rows.metric)]
     rows["diff"] = rows["ours"] - rows["published"]
     return rows
+
+
+def compare_all(ours: pd.DataFrame, published_as: dict[str, Sequence[str]]) -> pd.DataFrame:
+    """:func:`compare` of each encoder of ``published_as`` (encoder → its published names), stacked, with an
+    ``encoder`` column."""
+    return pd.concat([compare(ours, name, rows).assign(encoder=name) for name, rows in published_as.items()],
+                     ignore_index=True)

@@ -122,8 +122,8 @@ def seed_siblings(own, run, seed: int, seeds: int, make: Callable) -> list:
 class ChapterModels:
     """A chapter's models by name, as units (the base of each chapter's model class, e.g.
     :class:`reproducer.papers.quick_thoughts.chapter.QuickThoughtModels`): ``run`` and the preset ``settings`` of the chapter's
-    family (:attr:`family`), the evaluation ``tasks`` (plus ``extra_tasks`` scored by every model, e.g. STS14),
-    the neighbour search (``pool_size``, ``n_queries``), the training ``seed``.
+    family (:attr:`family`), the evaluation ``tasks`` (plus ``extra_tasks`` scored by every model, e.g. STS14) at the
+    preset's protocol (or ``eval_config``), the neighbour search (``pool_size``, ``n_queries``), the training ``seed``.
 
     A subclass gives :meth:`trained` (a model's encoder, training it if needed), :meth:`settings_record` (what its
     results depend on) and :meth:`unit`; this class gives the cached products (:attr:`products`), the training corpus,
@@ -131,6 +131,9 @@ class ChapterModels:
     training noise."""
 
     family: str = ""
+    #: The declaration of the chapter's paper (``PAPER`` of its package, :class:`~reproducer.declarations.Paper`): the
+    #: models whose untrained twins it builds (:meth:`twin_results`).
+    paper = None
     #: Tasks every model is also scored on, beyond the chapter's (later chapters read them from ``results/``).
     EXTRA_TASKS: tuple[str, ...] = ("STS14",)
     #: The seed of the analogy questions: ``None`` mines them with each training seed; a number gives every seed the
@@ -143,7 +146,8 @@ class ChapterModels:
     WORD2VEC_TWINS: tuple[str, ...] = ()
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
-                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None):
+                 pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None,
+                 eval_config: str | None = None):
         self.run, self.settings, self.seed, self.progress = run, settings, seed, progress
         self.tasks = list(tasks)
         self.extra_tasks = tuple(t for t in (self.EXTRA_TASKS if extra_tasks is None else extra_tasks)
@@ -151,7 +155,7 @@ class ChapterModels:
         self.pool_size, self.n_queries = pool_size, n_queries
         self.corpus_config = CorpusConfig(max_books=getattr(settings, "max_books", None))
         self.products = ModelProducts(run, self.trained, tasks=[*self.tasks, *self.extra_tasks],
-                                      eval_config=settings.eval_config, corpus_config=self.corpus_config,
+                                      eval_config=eval_config or settings.eval_config, corpus_config=self.corpus_config,
                                       pool_size=pool_size, n_queries=n_queries, seed=seed,
                                       question_seed=self.QUESTION_SEED)
 
@@ -205,7 +209,7 @@ class ChapterModels:
         """Model ``name``'s untrained twin on the chapter's and the extra tasks (:func:`twin_evaluation`), from this
         chapter's settings and data (:meth:`twin_inputs`) with this seed's initial weights, finished as the trained
         encoder is (:meth:`finish_twin`)."""
-        return twin_evaluation(self.products, name, lambda: self.twin_inputs(name), seed=self.seed,
+        return twin_evaluation(self.products, self.paper, name, lambda: self.twin_inputs(name), seed=self.seed,
                                word_vectors=word_vectors, finish=lambda twin: self.finish_twin(name, twin))
 
     def finish_twin(self, name: str, twin):
@@ -245,17 +249,17 @@ class ChapterModels:
         return seed_siblings(self, self.run, self.seed, seeds, lambda run, seed: self.sibling(run, self.settings, seed))
 
 
-def twin_evaluation(products: ModelProducts, name: str, inputs: Callable[[], tuple], *, seed: int,
+def twin_evaluation(products: ModelProducts, paper, name: str, inputs: Callable[[], tuple], *, seed: int,
                     word_vectors=None, finish: Callable | None = None) -> Results:
     """The :class:`~reproducer.evaluate.harness.Results` of model ``name``'s untrained twin
-    (:func:`~reproducer.untrained_twins.untrained_twin` from ``inputs()``, the ``(settings, data)`` its chapter trains
-    it with, and ``seed``; ``word_vectors`` in place of learned word embeddings; ``finish``: what the chapter does to
+    (:func:`~reproducer.untrained_twins.untrained_twin` of the model ``paper`` declares, from ``inputs()``, the
+    ``(settings, data)`` its chapter trains it with, and ``seed``; ``word_vectors`` in place of learned word embeddings; ``finish``: what the chapter does to
     the trained encoder, done to the twin) on ``products``' tasks, with per-item outcomes:
     ``eval_<name>_untrained.json`` (``…_untrained_<vectors>.json``) if cached."""
     from reproducer.untrained_twins import untrained_twin
 
     def twin():
-        encoder = untrained_twin(name, *inputs(), seed=seed, word_vectors=word_vectors)
+        encoder = untrained_twin(name, *inputs(), paper=paper, seed=seed, word_vectors=word_vectors)
         return finish(encoder) if finish else encoder
 
     key = f"eval_{slug(name)}_untrained" + (f"_{slug(word_vectors.name)}" if word_vectors is not None else "")

@@ -69,7 +69,7 @@ OBJECTIVE = Toy()
 '''
 
 TOY_DECLARATION = '''
-from reproducer.papers import Family, Line, Model, Paper
+from reproducer.declarations import Family, Line, Model, Paper
 
 
 def load_objective():

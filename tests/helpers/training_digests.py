@@ -51,7 +51,7 @@ def weights_size(module: torch.nn.Module) -> float:
 
 
 def families() -> list:
-    from reproducer.models import FAMILIES
+    from reproducer.papers.registry import FAMILIES
 
     return list(FAMILIES.values())
 
@@ -66,7 +66,7 @@ def _untrained(fam, variant, settings, data, seed):
 
 
 def _preset(fam):
-    from reproducer.presets import preset
+    from reproducer.papers.registry import preset
 
     return preset(fam.name, "smoke")
 

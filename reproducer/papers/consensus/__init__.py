@@ -2,12 +2,13 @@
 (chapter 04): a recurrent view and a linear view of each sentence agree on its neighbours.
 
 - :mod:`.objective` — the views, the loss (Eq. 1-2 and the variants' Eq. 3-7), presets and variants;
-- :mod:`.chapter` — chapter 04's models as units, Table 3 (the views scored on task groups), Figure 1 and the claims.
+- :mod:`.chapter` — chapter 04's models as units (Table 3: the views scored on task groups);
+- :mod:`.tables` — Tables 3-6, Figure 1 and chapter 06's hardware rows; :mod:`.claims` — the paper's claims.
 
 The views' encoder is :class:`reproducer.encoders.multiview.MultiViewEncoder` (bundle kind ``ViewSet``); scoring a
 view is :mod:`reproducer.evaluate.views`.
 """
-from reproducer.papers import Family, Line, Model, Paper
+from reproducer.declarations import Family, Line, Model, Paper
 
 _VIEWS = [
     ("MV", ("f", "g", "ensemble"), "multi-view f-g (Eq. 1)"),
@@ -27,6 +28,12 @@ def load_objective():
     return OBJECTIVE
 
 
+def timing_rows(folder, hardware: str) -> list[dict]:
+    """Chapter 06's hardware rows from this chapter's results ``folder`` (its tables imported on first use)."""
+    from reproducer.papers.consensus.tables import timing_rows
+
+    return timing_rows(folder, hardware)
+
 PAPER = Paper(
     key="tang2019", citation="Tang & de Sa 2019", label="Tang 2019", title="Consensus maximisation",
     chapter="04_consensus",
@@ -42,5 +49,5 @@ PAPER = Paper(
     bench={"consensus": ("consensus", "MV")},
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-E", "SICK-R", "STS12", "STS13", "STS14",
            "STS15", "STS16", "STSB-R", "SICK-cos"),
-    timings="reproducer.papers.consensus.chapter:timing_rows",
+    timings=timing_rows,
 )

@@ -2,10 +2,11 @@
 a transformer encoder, mean-max pooling and a decoder that attends to the pooled vectors.
 
 - :mod:`.objective` — the decoders (Eq. 15-21), the whole model, its loss (Eq. 22), presets and variants (Table 3);
-- :mod:`.training` — chapter 05's models as units, held-out reconstruction, the decoder's attention, the timing;
-- :mod:`.chapter` — the chapter's tables, figures and claims; :mod:`.averages` — Table 2's averages.
+- :mod:`.chapter` — chapter 05's models as units, held-out reconstruction, the decoder's attention;
+- :mod:`.tables` — the chapter's tables, figures and the timing study; :mod:`.claims` — its claims;
+  :mod:`.averages` — Table 2's averages.
 """
-from reproducer.papers import Family, Line, Paper, family_models
+from reproducer.declarations import Family, Line, Paper, family_models
 
 
 def load_objective():
@@ -14,6 +15,12 @@ def load_objective():
 
     return OBJECTIVE
 
+
+def timing_rows(folder, hardware: str) -> list[dict]:
+    """Chapter 06's hardware rows from this chapter's results ``folder`` (its tables imported on first use)."""
+    from reproducer.papers.mean_max_aae.tables import timing_rows
+
+    return timing_rows(folder, hardware)
 
 PAPER = Paper(
     key="zhang2018", citation="Zhang et al. 2018", label="Zhang 2018", title="Mean-max attention autoencoder",
@@ -30,5 +37,5 @@ PAPER = Paper(
            Line("mean-max RAE", "autoencoder", "mean-max RAE", inputs="fixed")),
     bench={"AAE": ("autoencoder", "mean-max AAE"), "RAE": ("autoencoder", "mean-max RAE")},
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-E", "SICK-R", "STS14"),
-    timings="reproducer.papers.mean_max_aae.chapter:timing_rows",
+    timings=timing_rows,
 )

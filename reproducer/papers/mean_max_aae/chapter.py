@@ -1,487 +1,279 @@
-"""Zhang et al. (2018) against our mean-max autoencoders: the chapter's tables, figures and checked claims.
+"""Chapter 05's models (Zhang et al. 2018) as units, and what the chapter does around training them: their data,
+held-out reconstruction, the decoder's attention, the untrained starting point, and train-or-reload of the Table 3
+variants.
 
-- Table 1 (:func:`table1`): our mean-max AAE, the paper's row, and the earlier chapters' models read from ``results/``,
-  in the paper's columns (:data:`TABLE1`, from Conneau et al. 2017);
-- Table 2 (:func:`table2`): macro and micro averages over the paper's task sets
-  (:func:`~reproducer.papers.mean_max_aae.averages.task_averages`) next to the printed ones;
-- Table 3 (:func:`variant_rows`, :func:`paper_variant_rows`): the six pooling × architecture variants;
-- training and timing (:func:`training_table`, :func:`timing_table`, :func:`model_sizes`) and the figures (Figure 2:
-  :func:`figure2`);
-- the timing study (:func:`timing`, repeated for its noise);
-- the claims of sections 4.3-4.4 and Figure 2, judged against their noise: :func:`autoencoder_claims` (test items and
-  seeds), :func:`timing_claims` (timing repeats), :func:`attention_claim` (seeds).
+The loss and the model are in :mod:`reproducer.papers.mean_max_aae.objective`; the tables and figures in
+:mod:`.tables`, the claims in :mod:`.claims`. Here:
+
+- :class:`AutoencoderModels` — the Table 3 variants by name, each a unit (trained or reloaded, scored, cached);
+- :class:`AutoencoderData` — the fixed word vectors, vocabulary and corpus ids of
+  :class:`~reproducer.data.fixed_vectors.FixedVectorData` (the first ``vocab_size`` words are the output words), with
+  the preset's sentence batches, held-out batches (the ``valid`` books) and Figure 2's example sentences;
+- :func:`curve_point` — one point of a training curve: held-out reconstruction accuracy, the mean attention on each
+  pooled vector, STS14;
+- :func:`train_or_reload` — a variant trained (or reloaded from its checkpoint) through
+  :meth:`~reproducer.results_store.NotebookRun.model`, its test-time encoder set to ``normalize_halves``;
+- :func:`training_record`, :func:`untrained_record` — what the chapter stores per variant;
+- :func:`attention_maps` — Figure 2's data: each decoding step's weights on ``z_max`` and ``z_mean``.
 """
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Callable
+import functools
+from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
-from reproducer.encoders.attention import AAEConfig
-from reproducer.encoders.recurrent import RecurrentConfig
+from reproducer.data.batches import SentenceSampler
+from reproducer.data.fixed_vectors import FixedVectorData
+from reproducer.data.training_data import TrainingData
 from reproducer.errors import ReproducerError
-from reproducer.files import read_json, stored_json
-from reproducer.results_store import results_root, slug
-from reproducer.papers.mean_max_aae import PAPER
-from reproducer.papers.mean_max_aae.averages import TASK_SETS, task_averages
-from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
-from reproducer.papers.mean_max_aae.training import trainable
-from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
-from reproducer.report.claims import Claim, point_claim, seeds_point_claim
-from reproducer.report.plots import curves as loss_curves
-from reproducer.report.plots import score_curves
-from reproducer.report.tables import paper_table
+from reproducer.evaluate import quick_look
+from reproducer.papers import registry
+from reproducer.papers.registry import family
+from reproducer.results_store import slug
+from reproducer.papers.mean_max_aae.objective import decoder_attention, held_out_statistics
+from reproducer.report.units import ChapterModels
+from reproducer.runtime import default_device
 
-#: Zhang et al.'s Table 1 columns: column -> (task, metric) in our results and in ``published.csv``.
-TABLE1 = {"MR": ("MR", "acc"), "CR": ("CR", "acc"), "SUBJ": ("SUBJ", "acc"), "MPQA": ("MPQA", "acc"),
-          "SST2": ("SST2", "acc"), "TREC": ("TREC", "acc"), "MRPC": ("MRPC", "acc"), "MRPC F1": ("MRPC", "f1"),
-          "SICK-E": ("SICK-E", "acc"), "SICK-R": ("SICK-R", "pearson"), "STS14 r": ("STS14", "wmean.pearson"),
-          "STS14 ρ": ("STS14", "wmean.spearman")}
-#: The correlation columns (shown with three decimals; the rest are accuracies in %).
-CORRELATIONS = ["SICK-R", "STS14 r", "STS14 ρ"]
-#: The 8 tasks of the paper's main average.
-EIGHT = ("MR", "CR", "SUBJ", "MPQA", "SST2", "TREC", "MRPC", "SICK-E")
-#: Chapter 00b's baselines in Table 1: our result file -> (our row, the paper's row or None).
-BASELINES = {"word2vec-bow": ("word2vec avg (ours, ch. 00b)", "word2vec BOW"),
-             "glove-bow": ("GloVe-50d avg (ours, ch. 00b)", "GloVe BOW"),
-             "sif-glove": ("GloVe-50d SIF (ours, ch. 00b)", "SIF (GloVe + WR)"),
-             "minilm": ("all-MiniLM-L6-v2 (ours, ch. 00b)", None)}
-#: The models of the timing study (``reproducer.bench`` objectives) by their names here.
-TIMED = {"aae": "mean-max AAE", "rae": "mean-max RAE", "skip_thought": "skip-thought (uni)"}
+PAPER = registry.paper("zhang2018")  # this chapter's declaration (reproducer/papers/mean_max_aae/__init__.py)
+
+#: The zero-shot task of the training curves (cosine similarity, no training on the task: fast).
+CURVE_TASK = "STS14"
 
 
-def transfer_row(results) -> dict:
-    """One row in the :data:`TABLE1` columns from our results (task -> metric -> value, as ``Results.to_json()``'s
-    ``results``) or from a published row (a Series indexed by (task, metric)); NaN where a score is missing."""
-    def get(task, metric):
-        if isinstance(results, pd.Series):
-            return results.get((task, metric), np.nan)
-        return results.get(task, {}).get(metric, np.nan)
+@dataclass
+class AutoencoderData:
+    """What the autoencoders of one preset read: ``source``'s fixed word vectors (``vectors``), ``vocab`` and ``table``
+    (row ``i`` the vector of word ``i``, the most frequent words first, so the first ``preset.vocab_size`` are the
+    output vocabulary) and corpus splits as ids of ``vocab`` (a
+    :class:`~reproducer.data.fixed_vectors.FixedVectorData`: everything loaded on first use); ``seed`` draws the
+    held-out batches and Figure 2's examples."""
 
-    return {column: get(*key) for column, key in TABLE1.items()}
+    preset: object  # an AutoencoderPreset
+    source: object  # FixedVectorData, or anything with vectors, vocab, table, corpus_config and tokenized(split)
+    seed: int = 0
+    held_out_batches: int = 16
+    _cache: dict = field(default_factory=dict, repr=False)
 
+    @classmethod
+    def load(cls, preset, seed: int = 0, held_out_batches: int = 16) -> "AutoencoderData":
+        """Our word2vec of ``preset.word2vec_dim`` dimensions on the corpus of ``preset.max_books`` books (cached on
+        disk), every word with a vector read by the encoder."""
+        return cls(preset, FixedVectorData.of(preset), seed, held_out_batches)
 
-def set_averages(row) -> dict:
-    """The macro and micro averages of a row's 8 task accuracies over the paper's task sets, keyed (set, kind)."""
-    frame = task_averages({t: row[t] for t in EIGHT})
-    return {(s, kind): frame.loc[s, kind] for s in TASK_SETS for kind in ("macro", "micro")}
+    @property
+    def vectors(self):
+        """The fixed :class:`~reproducer.data.vectors.WordVectors`."""
+        return self.source.vectors
 
+    @property
+    def vocab(self):
+        return self.source.vocab
 
-def paper_rows() -> pd.DataFrame:
-    """The paper's Table 3 and Table 1 rows, one per model, columns (task, metric)."""
-    return paper_table(PAPER.key, ["Table 3", "Table 1"], columns=["task", "metric"])
+    @property
+    def table(self) -> np.ndarray:
+        return self.source.table
 
+    @property
+    def corpus_config(self):
+        return self.source.corpus_config
 
-def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
-    """Model ``name``'s neighbour table stored by an earlier ``chapter`` in the folder of the same name as ``run``'s
-    (:meth:`~reproducer.report.units.ModelProducts.neighbours`; the same queries and pool when both chapters draw them
-    alike), or an empty table."""
-    found = stored_json(results_root() / chapter / run.dir.name / f"neighbours_{slug(name)}.csv")
-    return pd.read_csv(found) if found else pd.DataFrame(columns=["query", "encoder", "rank", "neighbour", "cosine"])
+    def tokenized(self, split: str = "train"):
+        """The split as ids of :attr:`vocab` (a :class:`~reproducer.data.batches.TokenizedCorpus`)."""
+        return self.source.tokenized(split)
 
+    def training_data(self):
+        """The :class:`~reproducer.data.training_data.TrainingData` of
+        the autoencoders' objective (:func:`reproducer.fit.fit`)."""
+        return TrainingData(tokenized=self.tokenized("train"), vocab=self.vocab, vectors=self.table)
 
-def earlier_json(run, chapter: str, name: str) -> dict | None:
-    """:meth:`run.earlier <reproducer.results_store.NotebookRun.earlier>`, or ``None`` when that chapter has not been
-    run at this preset (its rows are then left out)."""
-    try:
-        return run.earlier(chapter, name)
-    except ReproducerError:
-        return None
+    def sampler(self, split: str = "train", seed: int | None = None):
+        """Sentences of the preset's 4-32 tokens of a split, each followed by ``</s>``, in batches."""
+        p = self.preset
+        return SentenceSampler(self.tokenized(split), p.batch_size, eos=self.vocab.eos_id, min_tokens=p.min_tokens,
+                               max_tokens=p.max_tokens, seed=self.seed if seed is None else seed)
 
+    def held_out(self) -> list:
+        """The first :attr:`held_out_batches` batches of the held-out books (``valid``: no model trains on them), for
+        reconstruction accuracy and attention."""
+        if self.held_out_batches < 1:
+            raise ReproducerError(f"Give at least one held-out batch, got {self.held_out_batches}.")
+        if "held_out" not in self._cache:
+            self._cache["held_out"] = [self.sampler("valid").batch(i) for i in range(self.held_out_batches)]
+        return self._cache["held_out"]
 
-def timing(settings, seconds: float, books: int, seed: int = 0, repeats: int = 1) -> dict:
-    """The timing study: the mean-max AAE, the mean-max RAE and uni-skip at the preset's widths, each trained for
-    ``seconds`` on ``books`` books in its own process (:func:`~reproducer.papers.widths.bench_widths`), the whole
-    repeated
-    ``repeats`` times (seeds ``seed``, ``seed + 1``, …): ``{"runs": the first repeat's runs, "repeats": [...]}``."""
-    from reproducer.papers.widths import bench_widths
+    def summary(self) -> str:
+        """One Markdown sentence: vocabulary, output share of the training tokens, training sentences and batches."""
+        p, tokenized = self.preset, self.tokenized("train")
+        sampler = self.sampler("train", seed=0)
+        share = (tokenized.ids < p.vocab_size).mean()
+        return (f"{len(self.vocab):,} words with {self.vectors.dim}-d vectors ({self.vectors.name}); output "
+                f"vocabulary: the {p.vocab_size:,} most frequent, **{share:.1%}** of the training tokens. Training "
+                f"sentences of {p.min_tokens}-{p.max_tokens} tokens: {len(sampler.positions):,} of {len(tokenized):,} "
+                f"({sampler.steps_per_epoch:,} batches of {p.batch_size} per epoch).")
 
-    out = [bench_widths(["aae", "rae", "skip_thought"], hidden=settings.d_model, word_dim=settings.word2vec_dim,
-                       vocab_size=settings.vocab_size, seconds=seconds, max_books=books, seed=seed + r,
-                       batch_size=settings.batch_size)["runs"] for r in range(repeats)]
-    return {"runs": out[0], "repeats": out}
+    def epoch(self) -> int:
+        """Training sentences in one epoch (those of the preset's lengths)."""
+        return len(self.sampler("train").positions)
 
-
-def table1(ours: dict, paper: pd.DataFrame, run) -> pd.DataFrame:
-    """Table 1: our mean-max AAE (``ours``: its results), the paper's row and their difference, then the earlier
-    chapters' models read from ``results/`` with ``run`` (combine-skip, scored by chapter 01 on this chapter's tasks
-    too; quick-thoughts; the multi-view ensemble; the baselines, each beside the paper's row of its method)."""
-    rows = {"mean-max AAE (ours)": transfer_row(ours), "mean-max AAE (paper)": transfer_row(paper.loc["mean-max AAE"])}
-    rows["ours − paper"] = {k: rows["mean-max AAE (ours)"][k] - rows["mean-max AAE (paper)"][k] for k in TABLE1}
-    if (r := earlier_json(run, "01_skip_thoughts", "eval_combine-skip")):
-        rows["combine-skip (ours, ch. 01)"] = transfer_row(r["results"])
-    for name in ("uni-QT", "MC-QT"):
-        if (r := earlier_json(run, "02_quick_thoughts", f"eval_{name}")):
-            rows[f"{name} (ours, ch. 02)"] = transfer_row(r["results"])
-    if (r := earlier_json(run, "04_consensus", "eval_MV_ensemble")):
-        both = {**r["supervised"]["results"], **r["unsupervised"]["results"]}
-        rows["MV ensemble (ours, ch. 04)"] = transfer_row(both)
-    for key, (ours_name, paper_name) in BASELINES.items():
-        if (r := earlier_json(run, "00b_baselines", key)):
-            rows[ours_name] = transfer_row(r["results"])
-        if paper_name:
-            rows[f"{paper_name} (paper)"] = transfer_row(paper.loc[paper_name])
-    return pd.DataFrame(rows).T
-
-
-def table2(table1: pd.DataFrame) -> pd.DataFrame:
-    """Table 2: :func:`set_averages` of every row of :func:`table1` (not the difference), the paper's printed
-    averages, and our mean-max AAE minus the paper's (computed from its Table 1 row); columns (set, kind)."""
-    from reproducer.report.published import published
-
-    table = pd.DataFrame({name: set_averages(row) for name, row in table1.drop(index="ours − paper").iterrows()}).T
-    printed = published(PAPER.key).query("table == 'Table 2'")
-    for model, group in printed.groupby("model", sort=False):
-        values = group.set_index(["task", "metric"]).value
-        table.loc[f"{model} (paper, as printed)"] = [values.get(k, np.nan) for k in table.columns]
-    table.loc["mean-max AAE: ours − paper"] = table.loc["mean-max AAE (ours)"] - table.loc["mean-max AAE (paper)"]
-    table.columns = pd.MultiIndex.from_tuples(table.columns)
-    return table
+    def examples(self, n: int = 3, min_tokens: int = 8, max_tokens: int = 14) -> list[np.ndarray]:
+        """``n`` held-out sentences of ``min_tokens``..``max_tokens`` tokens (drawn with :attr:`seed`), as ids followed
+        by ``</s>``: Figure 2's examples."""
+        valid = self.tokenized("valid")
+        lengths = np.diff(valid.offsets)
+        candidates = np.flatnonzero((lengths >= min_tokens) & (lengths <= max_tokens))
+        if len(candidates) < n:
+            raise ReproducerError(f"Only {len(candidates)} held-out sentences of {min_tokens}-{max_tokens} tokens.")
+        picked = np.random.default_rng(self.seed).choice(candidates, n, replace=False)
+        return [np.append(valid.sentence(int(i)), self.vocab.eos_id) for i in picked]
 
 
-def flat_columns(table: pd.DataFrame, sep: str = " ", index: str = "model") -> pd.DataFrame:
-    """A table with two-level columns as a CSV of ``results/`` stores it: columns ``"<a><sep><b>"``, the index as
-    the first column, named ``index``."""
-    return table.set_axis([f"{a}{sep}{b}" for a, b in table.columns], axis=1).reset_index(names=index)
+def curve_point(module, encoder, held_out: list, config: str = "prototype") -> dict:
+    """One point of a training curve: held-out reconstruction ``accuracy`` and mean attention on each pooled vector
+    (:func:`~reproducer.papers.mean_max_aae.objective.held_out_statistics`), and the encoder's STS14 Pearson r under
+    ``config``."""
+    from reproducer.evaluate import evaluate
+
+    stats = held_out_statistics(module, held_out)
+    sts = evaluate(encoder, [CURVE_TASK], config, progress=False).main_scores()[CURVE_TASK]
+    return {"accuracy": stats["accuracy"], **stats["attention"], CURVE_TASK: float(sts)}
 
 
-def variant_rows(results: dict[str, dict]) -> pd.DataFrame:
-    """Table 3's rows for our models (name -> results as ``Results.to_json()['results']``): :data:`TABLE1` columns and
-    the ``8-task macro`` average."""
-    rows = pd.DataFrame({name: transfer_row(r) for name, r in results.items()}).T
-    rows["8-task macro"] = [set_averages(rows.loc[n])[("8 tasks", "macro")] for n in rows.index]
-    return rows.astype(float)
+def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: bool, curves=(), progress: bool = True):
+    """The :class:`~reproducer.fit.Fitted` Table 3 variant ``name``: this kernel's, else trained (resuming from, or
+    reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model
+    <reproducer.results_store.NotebookRun.model>`,
+    which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
+    preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
+    def point(fitted, step):
+        return curve_point(fitted.module, fitted.encoder, data.held_out(), quick_look(data.preset.eval_config))
+
+    def fit(checkpoint):
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        return family("autoencoder").fit(name, data.preset, data.training_data(), checkpoint=checkpoint, seed=data.seed,
+                                         progress=progress, evaluate=point if name in curves else None,
+                                         normalize_halves=normalize_halves)
+
+    return run.model(name, fit)
 
 
-def paper_variant_rows(paper: pd.DataFrame, names: list[str]) -> pd.DataFrame:
-    """The paper's Table 3 rows of ``names`` in the columns of :func:`variant_rows` (its printed 8-task macro)."""
-    rows = {name: {**transfer_row(paper.loc[name]), "8-task macro": paper.loc[name].get(("8 tasks", "macro"))}
-            for name in names}
-    return pd.DataFrame(rows).T.astype(float)
+def trainable(module) -> int:
+    """Trainable parameters of ``module`` (fixed word vectors excluded)."""
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)
 
 
-def training_table(training: dict[str, dict], epoch: int):
-    """The training of each variant (name -> its stored record): batches, parameters, seconds and speed, share of an
-    epoch of ``epoch`` sentences, final loss, held-out accuracy and attention on ``z_mean``; a formatted Styler."""
-    table = pd.DataFrame({
-        name: {"batches": r["step"], "trainable parameters": r["parameters"], "training seconds": r["seconds"],
-               "minutes per 1000 batches (whole run)": r["seconds"] / r["step"] * 1000 / 60,
-               "share of one epoch": r["examples"] / epoch,
-               "final loss": r["losses"][-1]["loss"], "held-out reconstruction accuracy": r["held_out"]["accuracy"],
-               "attention on z_mean": r["held_out"]["attention"].get("z_mean", np.nan)}
-        for name, r in training.items()}).T
-    return table.style.format(
-        {"batches": "{:,.0f}", "trainable parameters": "{:,.0f}", "training seconds": "{:,.0f}",
-         "minutes per 1000 batches (whole run)": "{:.1f}", "share of one epoch": "{:.1%}", "final loss": "{:.3f}",
-         "held-out reconstruction accuracy": "{:.1%}", "attention on z_mean": "{:.3f}"}, na_rep="–")
+def training_record(fitted, data: AutoencoderData) -> dict:
+    """What a trained variant stores: its training log (losses, curve points, steps, seconds, sentences), its
+    statistics on ``data.held_out()`` after training and its trainable parameters."""
+    return {**fitted.log.to_dict(), "held_out": held_out_statistics(fitted.module, data.held_out()),
+            "parameters": trainable(fitted.module)}
 
 
-def curve_logs(training: dict[str, dict], untrained: dict[str, dict], names) -> dict[str, dict]:
-    """The training curves of ``names`` as logs (name -> ``{"evals": [...]}``): the untrained model's point (step 0)
-    followed by the points recorded while training."""
-    return {n: {"evals": [untrained[n]["point"], *training[n]["evals"]]} for n in names}
+def untrained_record(name: str, data: AutoencoderData, *, normalize_halves: bool) -> dict:
+    """Variant ``name`` as it is before its first batch (built by :func:`reproducer.fit.fit` with ``data.seed``, so
+    the trained run's initial weights): its step-0 curve ``point`` on ``data.held_out()``. Its scores on the tasks are
+    its untrained twin's (:meth:`AutoencoderModels.twin_results`)."""
+    from reproducer.fit import at_initialisation
+
+    with at_initialisation():
+        fitted = family("autoencoder").fit(name, data.preset, data.training_data(), seed=data.seed, progress=False,
+                                           normalize_halves=normalize_halves)
+    point = curve_point(fitted.module, fitted.encoder, data.held_out(), quick_look(data.preset.eval_config))
+    return {"point": {"step": 0, "seconds": 0.0, **point}}
 
 
-def training_figure(training: dict[str, dict], curves: dict[str, dict]):
-    """The training loss of every variant by batch, and the held-out reconstruction accuracy and STS14 of the
-    ``curves`` logs (:func:`curve_logs`) against training minutes."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(3, 1, figsize=(8, 9))  # stacked: three panels side by side would not read in the column
-    loss_curves(training, "loss", axes[0], x="step", xlabel="batch", ylabel="label-smoothed\ncross-entropy",
-                title="Training loss, six variants")
-    axes[0].get_legend().set_title("variant")
-    for ax, metric, label in [(axes[1], "accuracy", "held-out reconstruction accuracy"),
-                              (axes[2], "STS14", "STS14 Pearson r")]:
-        score_curves(curves, metric, ax, xlabel="training minutes (2 CPU cores)", ylabel=label.replace(" acc", "\nacc"),
-                     title=f"{label} vs wall-clock")
-    fig.tight_layout()
-    return fig
-
-
-def paper_timing() -> tuple[pd.Series, pd.DataFrame]:
-    """The paper's section 4.4: minutes per 1000 batches by model, and all its rows (parameters, hours)."""
-    from reproducer.report.published import published
-
-    section = published(PAPER.key).query("table == 'Section 4.4'")
-    return section.query("metric == 'minutes per 1000 batches'").set_index("model").value, section
-
-
-def our_minutes(timing: dict) -> dict[str, float]:
-    """Minutes per 1000 batches of each timed model (:data:`TIMED` names) from a ``bench_widths`` record."""
-    return {TIMED[r["objective"]]: r["minutes_per_1000_batches"] for r in timing["runs"]}
-
-
-def timing_table(timing: dict):
-    """The timing study (a ``bench_widths`` record) beside the paper's minutes per 1000 batches; a formatted Styler."""
-    table = pd.DataFrame({TIMED[r["objective"]]: {
-        "batch": r["batch_size"], "batches timed": r["steps"],
-        "minutes per 1000 batches (ours, timing study)": r["minutes_per_1000_batches"],
-        "sentences / second": r["sentences_per_second"], "trainable parameters": r["parameters"],
-        "peak memory (MiB)": r["peak_memory_bytes"] / 2**20} for r in timing["runs"]}).T
-    for model, minutes in paper_timing()[0].items():
-        table.loc[f"{model} (paper, GTX 1080)", "minutes per 1000 batches (paper)"] = minutes
-    return table.style.format("{:,.1f}", na_rep="–").format(
-        "{:,.0f}", subset=["batch", "batches timed", "trainable parameters"], na_rep="–")
-
-
-def timing_figure(ours: dict[str, float], paper: pd.Series):
-    """Minutes per 1000 batches as horizontal bars: ours (CPU) then the paper's (GPU)."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.5, 2.8))
-    bars = pd.Series({**{f"{k} (ours, CPU)": v for k, v in ours.items()},
-                      **{f"{k} (paper, GPU)": v for k, v in paper.items()}})
-    ax.barh(bars.index, bars.values, color=["C0" if "ours" in k else "C7" for k in bars.index])
-    ax.invert_yaxis()
-    ax.set(xlabel="minutes per 1000 batches", title="Training speed per batch (lower is faster)")
-    return fig
-
-
-def model_sizes() -> pd.DataFrame:
-    """Millions of trainable parameters at the paper's sizes (built on PyTorch's ``meta`` device, no memory; fixed
-    word vectors excluded): the mean-max AAE (d_m 2048, d_f 4096, 21.6k output words) and uni-skip (2400, 620-d
-    words, 20k words), by part, beside the paper's counts (section 4.4)."""
-    import torch
-
-
-    with torch.device("meta"):
-        aae = MeanMaxAAE(np.zeros((8, 300), np.float32), AAEConfig(21600, 300, 2048, 4096))
-        st = SkipThought(SkipThoughtConfig(RecurrentConfig(20000, 620, 2400), 2400))
-    embeddings = st.encoder.embed.weight.numel()
-    sizes = pd.DataFrame({
-        "mean-max AAE (d_m 2048, d_f 4096, 21.6k words)": {
-            "encoder": trainable(aae.encoder),
-            "decoder without output layer": trainable(aae.decoder) - trainable(aae.decoder.project),
-            "output layer": trainable(aae.decoder.project), "all, word vectors excluded": trainable(aae)},
-        "skip-thought (uni, 2400, 620-d words, 20k words)": {
-            "encoder": trainable(st.encoder) - embeddings,
-            "decoder without output layer": trainable(st.decode_prev) + trainable(st.decode_next),
-            "output layer": trainable(st.out), "all, word vectors excluded": trainable(st) - embeddings}}).T / 1e6
-    section = paper_timing()[1].query("metric == 'millions of parameters'").set_index("model").value
-    sizes["paper (millions)"] = [section["mean-max AAE"], section["skip-thought"]]
-    return sizes
-
-
-def macro_figure(ours: pd.DataFrame, paper: pd.DataFrame):
-    """Table 3's 8-task macro averages as two heatmaps (AAE/RAE × mean-max/mean/max), ours and the paper's; rows of
-    both frames in the order mean-max, mean, max AAE, then the same RAE."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    macro = pd.DataFrame({"ours": ours["8-task macro"], "paper": paper["8-task macro"]}).astype(float)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.4))
-    for ax, source in zip(axes, ["ours", "paper"]):
-        values = macro[source].values.reshape(2, 3)
-        sns.heatmap(pd.DataFrame(values, index=["AAE", "RAE"], columns=["mean-max", "mean", "max"]), annot=True,
-                    fmt=".1f", cmap="Blues", ax=ax, cbar=False)
-        ax.set(title=f"8-task macro average, {source}")
-    return fig
-
-
-def attention_figure(maps: list[dict]):
-    """Figure 2: for each sentence of ``maps`` (:func:`~reproducer.papers.mean_max_aae.training.attention_maps`), the
-    decoder's weight on each pooled vector while predicting each token, as a heatmap."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fig, axes = plt.subplots(len(maps), 1, figsize=(8, 1.6 * len(maps) + 0.8), squeeze=False)
-    for ax, m in zip(axes[:, 0], maps):
-        frame = attention_frame(m)
-        sns.heatmap(frame, vmin=0, vmax=1, cmap="viridis", annot=True, fmt=".1f", cbar=False, ax=ax,
-                    xticklabels=m["words"])
-        ax.tick_params(axis="x", labelrotation=30)
-        ax.tick_params(axis="y", labelrotation=0)  # z_mean, z_max read across
-    fig.suptitle("Mean-max attention of the AAE decoder\nwhile predicting each token (mean over heads)")
-    fig.tight_layout()
-    return fig
-
-
-def figure2(run, maps: Callable[[], list[dict]]) -> list[dict] | None:
-    """Figure 2 drawn from its data, ``figure2_attention.json`` (computed by ``maps()`` when missing, which needs the
-    trained mean-max AAE's decoder), and saved as ``figure2_attention.png``; returns the data. Results stored before
-    that data was kept have only the figure: it is shown as stored (nothing is trained, the file is untouched) unless
-    ``run.retrain``, and ``None`` is returned."""
-    png, stored = run.path("figure2_attention.png"), run.path("figure2_attention.json")
-    if png.is_file() and not stored.is_file() and not run.retrain:
-        from IPython.display import Image, display
-
-        display(Image(filename=str(png)))
-        return None
-    maps = run.json("figure2_attention", maps)
-    run.save_figure(attention_figure(maps), "figure2_attention")
+def attention_maps(module, examples: list[np.ndarray], vocab, vocab_size: int) -> list[dict]:
+    """Figure 2's data: for each example (ids, ``</s>`` included) its ``words`` (``→<unk>`` marks a word outside the
+    output vocabulary), the ``pooled`` vectors' names and ``weights[k][t]``, the decoder's attention on pooled vector
+    ``k`` while predicting token ``t`` (mean over heads)."""
+    maps = []
+    for ids in examples:
+        weights, names = decoder_attention(module, ids)
+        words = [vocab.itos[i] if i < vocab_size else f"{vocab.itos[i]}→<unk>" for i in ids]
+        maps.append({"words": words, "pooled": names, "weights": weights.mean(0).T.tolist()})
     return maps
 
 
-def attention_frame(m: dict) -> pd.DataFrame:
-    """One sentence's attention map: rows the pooled vectors, columns the decoding steps (float32, as computed)."""
-    weights = np.asarray(m["weights"], dtype=np.float32)
-    return pd.DataFrame(weights, index=m["pooled"], columns=range(len(m["words"])))
+#: The six variants in the chapter's order, the two the claims and the explorer centre on, and those trained with
+#: several seeds for the claims.
+ORDER = ("mean-max AAE", "mean AAE", "max AAE", "mean-max RAE", "mean RAE", "max RAE")
+CURVES = ("mean-max AAE", "mean-max RAE")
+SEED_MODELS = ORDER
 
 
-def attention_note(maps: list[dict] | None) -> str:
-    """What the example sentences show: the weight on ``z_mean`` at the first token and at ``</s>``, and whether it
-    grows along every sentence (``None``: the figure was stored without its data, see :func:`figure2`)."""
-    if maps is None:
-        return ("The figure above is the stored one: the per-token weights behind it were not kept with these results "
-                "(they need the trained model, whose checkpoint is not committed).")
-    steps = [attention_frame(m).loc["z_mean"].round(3).tolist() for m in maps]
-    if all(s[-1] > s[0] for s in steps):
-        return ("In these sentences the weight on z_mean is " + ", ".join(
-            f"{s[0]:.2f} at the first token and {s[-1]:.2f} at `</s>`" for s in steps)
-            + ": the decoder leans on z_max early in the sentence and more on z_mean as it goes.")
-    return "In these sentences the weight on z_mean does not grow steadily along the sentence."
+class AutoencoderModels(ChapterModels):
+    """Chapter 05's six variants by name, as units: each trained (or reloaded) by :func:`train_or_reload` with a
+    training curve (held-out reconstruction accuracy, attention on each pooled vector, STS14) at the preset's
+    evaluation points, its test-time encoder pooling with ``normalize_halves``; :meth:`unit` trains a variant and
+    caches everything the chapter shows of it. ``held_out_batches``: the held-out batches of those statistics."""
 
+    family = "autoencoder"
+    paper = PAPER
+    EXTRA_TASKS = ()
+    TWINS = CURVES  # fixed word2vec inputs: no second twin
 
-def attention_table(training: dict[str, dict], names) -> pd.DataFrame:
-    """The mean attention weight on each pooled vector over the held-out tokens, for the variants ``names``."""
-    table = pd.DataFrame({name: training[name]["held_out"]["attention"] for name in names}).T
-    table["held-out tokens"] = [training[name]["held_out"]["tokens"] for name in names]
-    return table
+    def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
+                 pool_size: int = 20000, n_queries: int = 10, normalize_halves: bool = True,
+                 held_out_batches: int = 16):
+        super().__init__(run, settings, tasks=tasks, seed=seed, progress=progress, pool_size=pool_size,
+                         n_queries=n_queries)
+        self.normalize_halves, self.held_out_batches = normalize_halves, held_out_batches
 
+    def sibling(self, run, settings, seed: int) -> "AutoencoderModels":
+        return AutoencoderModels(run, settings, tasks=self.tasks, seed=seed, progress=self.progress,
+                                 pool_size=self.pool_size, n_queries=self.n_queries,
+                                 normalize_halves=self.normalize_halves, held_out_batches=self.held_out_batches)
 
-#: Table 2's six tasks of the single skip-thought models (they have no SST or SICK-E score: no 8-task macro).
-SIX = ("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC")
-#: The paper's macro averages (Tables 2-3, recomputed unrounded from the printed task scores): its effects.
-PAPER_MACRO = {"mean-max AAE": 84.675, "mean AAE": 84.1, "max AAE": 84.06, "mean-max RAE": 83.61, "mean RAE": 83.125,
-               "max RAE": 82.95, "combine-skip": 83.35}
-#: Table 2's 6-task macro of the mean-max AAE and of the single skip-thought models.
-PAPER_SIX = {"mean-max AAE": 510.1 / 6, "uni-skip": 498.2 / 6, "bi-skip": 488.2 / 6}
-#: STS14 Pearson in Table 1: the mean-max AAE .58, combine-skip .29 ("2 times").
-PAPER_STS14 = {"mean-max AAE": 0.58, "combine-skip": 0.29}
-#: The smallest ratio the rounded numbers of Table 1 allow for "2 times" (.575 / .295).
-TWICE = 1.95
-#: Section 4.4's sentence on the three poolings.
-POOLING_WORDS = ("\"our mean-max representations outperform the individual mean and max representations both in the "
-                 "attention and RNN networks\" (section 4.4)")
+    @functools.cached_property
+    def data(self) -> AutoencoderData:
+        """The fixed word vectors, vocabulary and corpus ids (:class:`AutoencoderData`), loaded on first use."""
+        return AutoencoderData.load(self.settings, seed=self.seed, held_out_batches=self.held_out_batches)
 
+    def twin_inputs(self, name: str) -> tuple:
+        """Every variant trains at the chapter's settings on :attr:`data`'s training data."""
+        return self.settings, self.data.training_data()
 
-def autoencoder_claims(eight: list[str], skip_thought: bool) -> list:
-    """Zhang et al.'s claims about trained models as :class:`~reproducer.report.claims.Claim` (scores in points, the
-    8-task macro average over ``eight``), each with the paper's sentence and effect (:data:`PAPER_MACRO`): mean-max
-    pooling beats mean and max pooling (AAE and RAE), the AAE beats the RAE at every pooling, and, when chapter 01's
-    ``skip_thought`` results are in the evidence (``uni-skip``, ``bi-skip``, ``combine-skip``): the mean-max AAE beats
-    combine-skip (8 tasks), beats the single skip-thought models (Table 2's :data:`SIX` tasks) and reaches twice
-    combine-skip's STS14 Pearson r (Table 1). The timing and attention claims have no test items:
-    :func:`timing_claims`, :func:`attention_claim`."""
-    def macro(ev, name, reps, tasks=eight):
-        return ev.mean(name, tasks, reps)
+    def settings_record(self) -> dict:
+        return {"autoencoder": self.settings.to_dict(), "seed": self.seed, "device": str(default_device()),
+                "tasks": self.tasks, "normalize_halves": self.normalize_halves}
 
-    def numbers(names, tasks=eight):
-        return lambda ev: ", ".join(f"{n} {ev.mean(n, tasks):.1f}" for n in names)
+    def fit(self, name: str):
+        """The :class:`~reproducer.fit.Fitted` variant ``name`` (:func:`train_or_reload`, every variant with its
+        training curve)."""
+        return train_or_reload(self.run, name, self.data, normalize_halves=self.normalize_halves, curves=ORDER,
+                               progress=self.progress)
 
-    paper = PAPER_MACRO
-    claims = [Claim(f"Mean-max pooling beats mean and max pooling ({family}, 8-task macro, Table 3)",
-                    lambda ev, r, f=family: macro(ev, f"mean-max {f}", r) - np.maximum(
-                        macro(ev, f"mean {f}", r), macro(ev, f"max {f}", r)),
-                    effect=paper[f"mean-max {family}"] - max(paper[f"mean {family}"], paper[f"max {family}"]),
-                    paper=f"{POOLING_WORDS}; Table 3 ({family}): mean-max {paper[f'mean-max {family}']:.2f} vs mean "
-                          f"{paper[f'mean {family}']:.2f}, max {paper[f'max {family}']:.2f}",
-                    numbers=numbers([f"{p} {family}" for p in ("mean-max", "mean", "max")]))
-              for family in ("AAE", "RAE")]
-    gaps = {p: paper[f"{p} AAE"] - paper[f"{p} RAE"] for p in ("mean-max", "mean", "max")}
-    claims.append(Claim("The AAE beats the RAE at every pooling (8-task macro, Table 3; the smallest gap)",
-                        lambda ev, r: np.minimum.reduce([np.asarray(macro(ev, f"{p} AAE", r) - macro(ev, f"{p} RAE", r))
-                                                         for p in ("mean-max", "mean", "max")]),
-                        effect=min(gaps.values()),
-                        paper="\"our MultiHead self-attention network obtains obvious improvement over the RNN network "
-                              "in different sets of pooling strategies\" (section 4.4); Table 3: "
-                              + ", ".join(f"{p} {g:+.2f}" for p, g in gaps.items()),
-                        numbers=numbers([f"{p} {f}" for f in ("AAE", "RAE") for p in ("mean-max", "mean", "max")])))
-    if skip_thought:
-        six = [t for t in SIX if t in eight]
-        claims += [
-            Claim("The mean-max AAE beats combine-skip (8-task macro, Tables 1-2)",
-                  lambda ev, r: macro(ev, "mean-max AAE", r) - macro(ev, "combine-skip", r),
-                  effect=paper["mean-max AAE"] - paper["combine-skip"],
-                  paper="\"our mean-max attention autoencoder outperforms the classical combine-skip model by … "
-                        "points in the average performance across 8 considered tasks\" (section 4.3); Table 2: 84.7 "
-                        "vs 83.4", numbers=numbers(["mean-max AAE", "combine-skip"])),
-            Claim("The mean-max AAE beats the single skip-thought models (Table 2's 6-task macro: the better of uni- "
-                  "and bi-skip)",
-                  lambda ev, r: macro(ev, "mean-max AAE", r, six) - np.maximum(macro(ev, "uni-skip", r, six),
-                                                                               macro(ev, "bi-skip", r, six)),
-                  effect=PAPER_SIX["mean-max AAE"] - max(PAPER_SIX["uni-skip"], PAPER_SIX["bi-skip"]),
-                  paper="\"our model outperforms the state-of-the-art unsupervised single methods, including the "
-                        "classical skip-thoughts\" (abstract); Table 2 (6 tasks): 85.0 vs uni-skip 83.0, bi-skip 81.4",
-                  numbers=numbers(["mean-max AAE", "uni-skip", "bi-skip"], six)),
-            Claim(f"The mean-max AAE's STS14 Pearson r is twice combine-skip's (Table 1: the ratio, at least "
-                  f"{TWICE:g}, the smallest the rounded numbers allow)",
-                  lambda ev, r: ev.score("mean-max AAE", "STS14", r) / ev.score("combine-skip", "STS14", r),
-                  threshold=TWICE, unit="{:.2f}×", effect=PAPER_STS14["mean-max AAE"] / PAPER_STS14["combine-skip"],
-                  paper="\"the pearson correlation of our model is 2 times over the combine-skip model on the STS14 "
-                        "task\" (section 4.3); Table 1: .58 vs .29",
-                  numbers=lambda ev: f"mean-max AAE {ev.score('mean-max AAE', 'STS14') / 100:.2f}, combine-skip "
-                                     f"{ev.score('combine-skip', 'STS14') / 100:.2f}"),
-        ]
-    return claims
+    def record(self, name: str) -> dict:
+        """Variant ``name``'s :func:`training_record`: ``<name>_training.json`` if cached."""
+        return self.run.training_record(name, lambda: training_record(self.fit(name), self.data))
 
+    def trained(self, name: str):
+        """Variant ``name``'s encoder: this kernel's, its saved bundle (which keeps ``normalize_halves``), else
+        :meth:`fit`'s."""
+        return self.run.encoder(name) or self.fit(name).encoder
 
-def timing_claims(repeats: list[dict[str, float]], paper_minutes: pd.Series) -> list[dict]:
-    """Section 4.4 judged on the spread of the timing repeats (each :func:`our_minutes`; the values are their means):
+    def untrained(self, name: str) -> dict:
+        """Variant ``name``'s step-0 curve point (:func:`untrained_record`): ``<name>_untrained.json``."""
+        return self.run.json(f"{slug(name)}_untrained", lambda: untrained_record(
+            name, self.data, normalize_halves=self.normalize_halves))
 
-    - the paper's claim: the AAE "greatly reduces the computational complexity" of skip-thought, which took "nearly
-      50.4" minutes per 1000 mini-batches (``paper_minutes``: :func:`paper_timing`): skip-thought's minutes over the
-      AAE's, ≥ 1;
-    - the book's own observation, not a claim of the paper (which times no RAE): the RAE's minutes over the AAE's."""
-    def row(claim, other, paper, own=False):
-        ratios = [m[other] / m["mean-max AAE"] for m in repeats]
-        return point_claim(claim, float(np.mean(ratios)), 1.0, unit="{:.2f}×", averaged=True,
-                           seed_values=ratios if len(ratios) >= 2 else None, paper=paper,
-                           numbers=", ".join(f"{k} {v:.1f}" for k, v in repeats[0].items()) + " min per 1000 batches "
-                           f"(this machine; {other} over the AAE, {len(ratios)} repeats)"
-                           + ("; the book's own observation" if own else ""))
+    def attention(self) -> list[dict]:
+        """Figure 2's data from the trained mean-max AAE (:func:`attention_maps` of three held-out sentences):
+        ``figure2_attention.json``."""
+        return self.run.json("figure2_attention", lambda: attention_maps(
+            self.fit("mean-max AAE").module, self.data.examples(3), self.data.vocab, self.settings.vocab_size))
 
-    quoted = "; ".join(f"{m} {v:g}" for m, v in paper_minutes.items())
-    return [row("The AAE trains faster per batch than skip-thought (section 4.4: skip-thought's minutes per 1000 "
-                "batches over the AAE's)", "skip-thought (uni)",
-                f"\"It took nearly 50.4 and 25.4 minutes to train the skip-thought model ... per 1000 mini-batches\" "
-                f"(section 4.4; {quoted} min, GPU; the AAE's own figure is missing from the text)"),
-            row("The AAE trains faster per batch than the RAE (the book's own observation, not a claim of the paper: "
-                "the RAE's minutes per 1000 batches over the AAE's)", "mean-max RAE",
-                "the paper times no RAE", own=True)]
-
-
-def attention_claim(z_mean: float, seeds: list[float], budget: str | None = None) -> dict:
-    """"The mean plays a greater role" (Figure 2): the mean-max AAE decoder's mean attention on ``z_mean`` over
-    held-out tokens, > 0.5: the mean over the training seeds (``seeds``: the same statistic per seed, trained at the
-    preset ``budget``, the main run's ``z_mean`` among them) with their spread."""
-    return seeds_point_claim("The decoder attends more to z_mean than to z_max (Figure 2: mean attention > 0.5)",
-                             z_mean, seeds, 0.5, budget=budget, unit="{:.3f}",
-                             paper="\"the two different representations can complement each other, and the mean "
-                                   "representation plays a greater role\" (section 4.5; Figure 2 shows two sentences, "
-                                   "no share: > 0.5 is the book's reading)",
-                             numbers=f"mean-max AAE on held-out tokens, main run {z_mean:.3f}; seeds: "
-                                     + ", ".join(f"{v:.3f}" for v in seeds))
-
-
-def autoencoder_rows(timing: dict, hardware: str) -> list[dict]:
-    """Zhang et al.'s section 4.4: minutes per 1000 batches of skip-thought on a GTX 1080 (the AAE's own figure is
-    missing from the paper's text) beside ours for skip-thought, the AAE and the RAE on the same batches."""
-    paper = paper_timing()[0]
-    ours = our_minutes(timing)
-    skip = ours.get("skip-thought (uni)")
-    sizes = timing.get("settings", {})
-    ours_is = (f"ours: hidden {sizes['hidden']}, batch {sizes['batch_size']}, a far smaller model; "
-               if {"hidden", "batch_size"} <= set(sizes) else "")
-    rows = []
-    for model, minutes in ours.items():
-        reference = paper.get("skip-thought (TensorFlow)") if model.startswith("skip") else np.nan
-        rows.append({"paper": "Zhang et al. 2018", "figure": "Section 4.4",
-                     "quantity": f"minutes per 1000 batches, {model}", "paper's value": reference,
-                     "paper's hardware": "GTX 1080 (TensorFlow skip-thought)" if model.startswith("skip") else "–",
-                     "ours": minutes, "our hardware": hardware,
-                     "ours / paper": minutes / reference if reference == reference else np.nan,
-                     "note": (f"{skip / minutes:.2f}× skip-thought's speed here" if skip and not model.startswith("skip")
-                              else ours_is + "the paper prints no AAE figure (its text leaves the number out)"
-                              if model.startswith("skip") else "")})
-    return rows
-
-
-def timing_rows(folder, hardware: str) -> list[dict]:
-    """Chapter 06's hardware rows of this paper (:func:`autoencoder_rows`) from the timing study in the chapter's
-    results ``folder``; none before it has run."""
-    timing = read_json(Path(folder) / "timing.json")
-    return autoencoder_rows(timing, hardware) if timing else []
+    def unit(self, name: str, neighbours: bool = True) -> None:
+        """Everything the chapter shows of variant ``name``, computed right after it trains and cached: its training
+        record and evaluation, and for the two mean-max models their untrained twin's evaluation (every seed: the
+        book's claim that training beats it); with ``neighbours`` (the main run, not the seeds' runs) also, for the
+        two mean-max models, their step-0 curve point and neighbour tables, and after the mean-max AAE Figure 2's
+        attention."""
+        self.record(name)
+        self.evaluated(name)
+        self.twins([name])
+        if name in CURVES and neighbours:
+            self.untrained(name)
+            self.products.neighbours(name)
+        if name == "mean-max AAE" and neighbours:
+            self.attention()

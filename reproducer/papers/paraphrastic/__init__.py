@@ -9,7 +9,7 @@ trained on paraphrase pairs with a margin loss.
 Wieting et al. report SICK-E and SST with models fine-tuned on the task (their Table 5), not frozen probes; their
 Twitter numbers are on SemEval-2015 PIT, for which the Twitter URL corpus stands in here.
 """
-from reproducer.papers import Family, Line, Paper, family_models
+from reproducer.declarations import Family, Line, Paper, family_models
 
 
 def load_objective():

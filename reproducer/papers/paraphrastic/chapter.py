@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -20,7 +19,8 @@ from reproducer.encoders.compositional import CompositionalConfig, Compositional
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes, word_weights
 from reproducer.files import read_json, stored_json, write_json
-from reproducer.models import family, published_names
+from reproducer.papers import registry
+from reproducer.papers.registry import family, preset, published_names
 from reproducer.results_store import results_root, slug
 from reproducer.papers.paraphrastic.claims import (
     IN_DOMAIN,
@@ -41,11 +41,12 @@ from reproducer.papers.paraphrastic.tables import (
     ppdb_score,
     suite_mean,
 )
-from reproducer.presets import preset
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 from reproducer.report.tables import paper_table
-from reproducer.report.units import ModelProducts, seed_siblings, twin_evaluation
+from reproducer.report.units import ChapterModels, seed_siblings
 from reproducer.runtime import default_device
+
+PAPER = registry.paper("wieting2016")  # this chapter's declaration (reproducer/papers/paraphrastic/__init__.py)
 
 #: PP's grid (the paper's section 4.3): MAX or MIX negatives × λ_w at the ends of the paper's range.
 PP_GRID: dict[str, dict] = {f"{n}, λw={w:g}": {"negatives": n, "lambda_w": w} for n in ("MAX", "MIX")
@@ -74,7 +75,7 @@ SUPERVISED = {"PP": "word averaging", "DAN": "DAN", "RNN": "RNN", "LSTM (no o.g.
 
 
 def paper_names() -> dict[str, str]:
-    """Our models and baselines → their rows in the paper's tables (from :mod:`reproducer.models`)."""
+    """Our models and baselines → their rows in the paper's tables (from :mod:`reproducer.papers.registry`)."""
     return {**{n: published_names(n)[0] for n in VARIANTS}, **BASELINES}
 
 
@@ -105,59 +106,68 @@ def dev_score(record: dict) -> float:
     return ppdb_score(record["suite"], "dev")
 
 
-@dataclass
-class ParaphraseTraining:
-    """The chapter's training runs on ``pairs`` from ``vectors`` under ``run``'s preset (``max_steps`` overrides its
-    budget), cached in ``run``'s results. After :meth:`train_grid`: ``runs`` (model → grid records), ``best``
-    (model → chosen record) and ``pp_choice`` (PP's winning configuration, shared by the others). ``choices`` (model →
-    configuration label) fixes each model's configuration instead of tuning it: only that one trains (the claims'
-    seeds train the main run's choices, :meth:`seeds`)."""
+class ParaphraseModels(ChapterModels):
+    """Chapter 03's models (Wieting et al. 2016) as units: each model's grid trained on the chapter's paraphrase
+    pairs (``data``: the pairs and the initial vectors W_w) under the preset ``settings``, cached in ``run``'s
+    results. After :meth:`train_grid`: ``runs`` (model → grid records), ``best`` (model → chosen record) and
+    ``pp_choice`` (PP's winning configuration, shared by the others). ``choices`` (model → configuration label) fixes
+    each model's configuration instead of tuning it: only that one trains (the claims' seeds train the main run's
+    choices, :meth:`seeds`). The products of :class:`~reproducer.report.units.ChapterModels` (:attr:`products`,
+    :meth:`evaluated`, :meth:`twin_results`) are the transfer tasks at the ``paper`` protocol
+    (:data:`TRANSFER_TASKS`; ``smoke``: two tasks, ``prototype``); the chapter's own products (similarity suites,
+    Tables 3, 5, 7 and 8, Figure 1) are its methods."""
 
-    run: object  # a reproducer.results_store.NotebookRun
-    pairs: list
-    vectors: object  # WordVectors: the initial W_w
-    max_steps: int | None = None
-    figure_epochs: int = 3
-    supervised_epochs: int = 1
-    n_queries: int = 8
-    choices: dict | None = None
-    runs: dict = field(default_factory=dict)
-    best: dict = field(default_factory=dict)
-    pp_choice: str | None = None
-    _fitted: dict = field(default_factory=dict, repr=False)
-    _supervised_data: dict = field(default_factory=dict, repr=False)
+    family = "paraphrastic"
+    paper = PAPER
+    EXTRA_TASKS = ()
+
+    def __init__(self, run, settings, *, data, figure_epochs: int = 3, supervised_epochs: int = 1, n_queries: int = 8,
+                 choices: dict | None = None):
+        smoke = run.preset == "smoke"
+        tasks, config = (["MRPC", "STS14"], "smoke") if smoke else (list(TRANSFER_TASKS), "paper")
+        super().__init__(run, settings, tasks=tasks, seed=run.seed, progress=not smoke, n_queries=n_queries,
+                         eval_config=config)
+        self.pairs, self.vectors = data.pairs, data.vectors
+        self.figure_epochs, self.supervised_epochs, self.choices = figure_epochs, supervised_epochs, choices
+        self.runs: dict = {}
+        self.best: dict = {}
+        self.pp_choice: str | None = None
+        self._fitted: dict = {}
+        self._supervised_data: dict = {}
 
     @classmethod
-    def prepare(cls, run, max_steps: int | None = None, **options) -> "ParaphraseTraining":
-        """The chapter's training pairs (:func:`~reproducer.data.pairs.training_pairs` at the preset's
-        ``wiki_min_score``) and initial vectors: chapter 00's word2vec (300-d); at ``smoke`` a 32-d word2vec of 3
-        books (chapter 01's smoke vectors). ``options``: ``figure_epochs``, ``supervised_epochs``, ``n_queries``."""
-        data = family("paraphrastic").training_data("PP", preset("paraphrastic", run.preset, max_steps=max_steps))
-        return cls(run, data.pairs, data.vectors, max_steps, **options)
+    def prepare(cls, run, max_steps: int | None = None, **options) -> "ParaphraseModels":
+        """The chapter's models at ``run``'s preset (``max_steps`` overrides its budget) on its training pairs
+        (:func:`~reproducer.data.pairs.training_pairs` at the preset's ``wiki_min_score``) and initial vectors:
+        chapter 00's word2vec (300-d); at ``smoke`` a 32-d word2vec of 3 books (chapter 01's smoke vectors).
+        ``options``: ``figure_epochs``, ``supervised_epochs``, ``n_queries``."""
+        settings = preset("paraphrastic", run.preset, max_steps=max_steps)
+        return cls(run, settings, data=family("paraphrastic").training_data("PP", settings), **options)
 
     def settings_record(self) -> dict:
         """What the chapter's results depend on besides the parameters (its key: :meth:`declare`)."""
-        return {"paraphrastic": self.settings().to_dict(), "seed": self.seed, "figure_epochs": self.figure_epochs,
+        return {"paraphrastic": self.settings.to_dict(), "seed": self.seed, "figure_epochs": self.figure_epochs,
                 "supervised_epochs": self.supervised_epochs, "training_pairs": len(self.pairs),
                 "device": str(default_device())}
 
-    def declare(self) -> None:
-        """Declare :meth:`settings_record` (:meth:`~reproducer.results_store.NotebookRun.settings`)."""
-        self.run.settings(self.settings_record())
-
-    def seeds(self, seeds: int) -> list["ParaphraseTraining"]:
-        """The chapter's training for the claims' seeds (:func:`~reproducer.report.units.seed_siblings`): this
-        training for its own seed and, for the ``seeds - 1`` after it, the same training at the same preset and budget,
-        each in its sibling run (declared). The seeds train each model's configuration chosen here (after
+    def seeds(self, seeds: int) -> list["ParaphraseModels"]:
+        """The chapter's models for the claims' seeds (:func:`~reproducer.report.units.seed_siblings`): these models
+        for their own seed and, for the ``seeds - 1`` after it, the same models at the same preset and budget, each in
+        its sibling run (declared). The seeds train each model's configuration chosen here (after
         :meth:`train_grid`) instead of tuning the grid again: their spread is the training noise of the models the
         claims are about, at a seventh of the grid's cost (section 4.2.2 tunes once per model)."""
         if seeds > 1 and set(self.best) != set(VARIANTS):
             raise ReproducerError("The claims' seeds train the configurations this run chose: call train_grid() first "
                                   f"(chosen so far: {', '.join(self.best) or 'none'}).")
         choices = {n: self.best[n]["config"] for n in VARIANTS} if seeds > 1 else None
-        return seed_siblings(self, self.run, self.seed, seeds, lambda run, seed: ParaphraseTraining(
-            run, self.pairs, self.vectors, self.max_steps, self.figure_epochs, self.supervised_epochs, self.n_queries,
-            choices))
+        return seed_siblings(self, self.run, self.seed, seeds,
+                             lambda run, seed: self.sibling(run, self.settings, seed, choices))
+
+    def sibling(self, run, settings, seed: int, choices: dict | None = None) -> "ParaphraseModels":
+        """The same models in ``run`` (whose seed is ``seed``) at ``settings``, on the same pairs and vectors,
+        training ``choices``' configurations."""
+        return type(self)(run, settings, data=self.data(), figure_epochs=self.figure_epochs,
+                          supervised_epochs=self.supervised_epochs, n_queries=self.n_queries, choices=choices)
 
     def unit(self, name: str, explorer: bool = True) -> None:
         """Everything the chapter shows of model ``name``, right after it trains, cached: its grid (PP first: the
@@ -223,20 +233,13 @@ class ParaphraseTraining:
         """Model ``name`` on SentEval's transfer tasks and STS14 (:data:`TRANSFER_TASKS`) at the ``paper`` protocol
         (``smoke``: two tasks, ``prototype``), with per-item outcomes: ``eval_<name>.json``. Wieting et al. report
         no such scores; chapter 06's one table compares every encoder of the book on them."""
-        return self.transfer_products.evaluation(name)
+        return self.evaluated(name)
 
-    @property
-    def transfer_products(self) -> ModelProducts:
-        """The products on :data:`TRANSFER_TASKS` at the ``paper`` protocol (``smoke``: two tasks, ``prototype``)."""
-        tasks, config = (["MRPC", "STS14"], "smoke") if self.smoke else (list(TRANSFER_TASKS), "paper")
-        return ModelProducts(self.run, self.encoder, tasks=tasks, eval_config=config)
-
-    def twin_results(self, name: str):
-        """Model ``name``'s untrained twin (:func:`~reproducer.report.units.twin_evaluation`) on the transfer tasks:
-        its chosen configuration's settings on the chapter's pairs and initial vectors, this seed's initial weights
-        (PP's twin averages its initial vectors)."""
-        return twin_evaluation(self.transfer_products, name,
-                               lambda: (self.settings(**self.best[name]["overrides"]), self.data()), seed=self.seed)
+    def twin_inputs(self, name: str) -> tuple:
+        """Model ``name``'s untrained twin (:meth:`twin_results`, on the transfer tasks) is built from its chosen
+        configuration's settings on the chapter's pairs and initial vectors, with this seed's initial weights (PP's
+        twin averages its initial vectors)."""
+        return self.config(**self.best[name]["overrides"]), self.data()
 
     def length_bins(self, name: str) -> pd.DataFrame:
         """Table 7's rows of ``name`` (:func:`~reproducer.papers.paraphrastic.tables.length_bin_frame`):
@@ -258,16 +261,13 @@ class ParaphraseTraining:
             [NeighbourIndex.build(self.encoder(name), self.pool[0], name=name)], self.pool[1], 5))
 
     @property
-    def seed(self) -> int:
-        return self.run.seed
-
-    @property
     def smoke(self) -> bool:
         return self.run.preset == "smoke"
 
-    def settings(self, **overrides):
-        """The chapter's :class:`~reproducer.papers.paraphrastic.objective.ParaphrasticPreset` with ``overrides``."""
-        return preset("paraphrastic", self.run.preset, **{"max_steps": self.max_steps, **overrides})
+    def config(self, **overrides):
+        """The chapter's :class:`~reproducer.papers.paraphrastic.objective.ParaphrasticPreset` (:attr:`settings`)
+        with ``overrides`` (a configuration of a grid)."""
+        return self.settings.with_overrides(**overrides)
 
     def data(self, pairs: list | None = None):
         return TrainingData(pairs=self.pairs if pairs is None else pairs, vectors=self.vectors)
@@ -279,7 +279,7 @@ class ParaphraseTraining:
             state = checkpoint or self.run.path(f"checkpoints/{file_key(name)}__{file_key(label)}.train.pt")
             if self.run.retrain:
                 state.unlink(missing_ok=True)
-            fitted = family("paraphrastic").fit(name, self.settings(**overrides), self.data(), checkpoint=state,
+            fitted = family("paraphrastic").fit(name, self.config(**overrides), self.data(), checkpoint=state,
                                                 seed=self.seed, progress=not self.smoke)
             fitted.encoder.name = name
             self._fitted[name, label] = fitted
@@ -291,7 +291,7 @@ class ParaphraseTraining:
 
         fitted = self.fit(name, label, overrides)
         log = fitted.log.to_dict()
-        suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings().eval_config)
+        suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings.eval_config)
         return {"model": name, "config": label, "overrides": overrides, "steps": log["step"], "seconds": log["seconds"],
                 "pairs_per_second": log["examples"] / log["seconds"], "losses": log["losses"],
                 "suite": suite.to_dict(orient="records")}
@@ -331,6 +331,10 @@ class ParaphraseTraining:
         best = self.best[name]
         return self.run.model(name, lambda checkpoint: self.fit(name, best["config"], best["overrides"]))
 
+    def trained(self, name: str):
+        """:meth:`encoder`: what the transfer tasks score (:attr:`products`)."""
+        return self.encoder(name)
+
     def encoder(self, name: str):
         """The encoder of a chosen model or a baseline: this kernel's, else a saved bundle, else trained now."""
         if name in BASELINES:
@@ -364,7 +368,7 @@ class ParaphraseTraining:
                           "this preset first); column left out")
                 continue
             suites[name] = self.run.json(f"baseline_{slug(name)}", lambda: similarity_suite(
-                self.baseline(name), seed=self.seed, config=self.settings().eval_config).to_dict(orient="records"))
+                self.baseline(name), seed=self.seed, config=self.settings.eval_config).to_dict(orient="records"))
         return suites
 
     def word_tables(self):
@@ -372,7 +376,7 @@ class ParaphraseTraining:
         initial vectors that it has (trains PP's chosen configuration when no encoder of it is at hand)."""
         pp = self.encoder("PP")
         vocab = pp.vocab
-        initial = initial_vocabulary(self.vectors, self.pairs, self.settings().vocab_size, self.seed)[1]
+        initial = initial_vocabulary(self.vectors, self.pairs, self.settings.vocab_size, self.seed)[1]
         trained = pp.module.embed.weight.detach().cpu().numpy()
         return vocab, initial, trained, [w for w in self.vectors.words[:10_000] if w in vocab.stoi]
 
@@ -408,7 +412,7 @@ class ParaphraseTraining:
         vocab, initial, trained, _ = self.word_tables()
         weighted = norm_weighted_vectors(vocab, initial, trained)
         return similarity_suite(word_average_encoder(weighted, name="initial × PP weight"), seed=self.seed,
-                                config=self.settings().eval_config).to_dict(orient="records")
+                                config=self.settings.eval_config).to_dict(orient="records")
 
     def subset_score(self, order: str, size: int, datasets: list, epochs: int) -> dict:
         """Figure 1: PP (its chosen configuration) trained ``epochs`` epochs on the ``size`` first pairs of the
@@ -416,16 +420,16 @@ class ParaphraseTraining:
         (the claims resample its datasets)."""
         from reproducer.evaluate.similarity import similarity_suite
 
-        settings = self.settings()
+        settings = self.settings
         subset = next(s for s in nested_subsets(self.pairs, order, seed=self.seed) if len(s) == size)
         batch = min(settings.batch_size, len(subset))
         steps = max(1, math.ceil(epochs * len(subset) / batch))
         overrides = {**PP_GRID[self.pp_choice], "batch_size": batch, "max_steps": steps}
         if self.smoke:
             overrides["max_steps"] = min(steps, settings.max_steps)
-        fitted = family("paraphrastic").fit("PP", self.settings(**overrides), self.data(subset), seed=self.seed,
+        fitted = family("paraphrastic").fit("PP", self.config(**overrides), self.data(subset), seed=self.seed,
                                             progress=False)
-        suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings().eval_config).to_dict(
+        suite = similarity_suite(fitted.encoder, seed=self.seed, config=self.settings.eval_config).to_dict(
             orient="records")
         return {"order": order, "pairs": size, "steps": overrides["max_steps"],
                 "mean r": float(suite_mean(suite, datasets)), "suite": suite}
@@ -449,7 +453,7 @@ class ParaphraseTraining:
             if self.smoke:
                 data = {split: (texts[:300], labels[:300]) for split, (texts, labels) in data.items()}
             pairs = [TrainingPair(*(t if isinstance(t, tuple) else (t, t)), 0.0, task) for t in data["train"][0]]
-            vocab, table = initial_vocabulary(self.vectors, pairs, self.settings().vocab_size, self.seed)
+            vocab, table = initial_vocabulary(self.vectors, pairs, self.settings.vocab_size, self.seed)
             self._supervised_data[task] = data, vocab, table
         return self._supervised_data[task]
 
@@ -497,7 +501,7 @@ class ParaphraseTraining:
         from reproducer.evaluate.similarity import pavlick_test_score
 
         return self.run.json(f"in_domain_{file_key(name)}", lambda: pavlick_test_score(
-            self.encoder(name), config=self.settings().eval_config), compress_above=REPLICATES)
+            self.encoder(name), config=self.settings.eval_config), compress_above=REPLICATES)
 
     def length_replicates(self, name: str) -> dict:
         """Table 7's Pearson's r × 100 of ``name`` in each length bin with its bootstrap replicates
@@ -553,7 +557,7 @@ def pair_tables(pairs: list) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def supervised_tables(records: list[dict], models: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Table 5 from :meth:`ParaphraseTraining.supervised_runs`: our test scores and the paper's (models × SICK-R,
+    """Table 5 from :meth:`ParaphraseModels.supervised_runs`: our test scores and the paper's (models × SICK-R,
     SICK-E, SST2) and the optimiser chosen on dev (models × task)."""
     frame = pd.DataFrame(records)
     ours = frame.pivot(index="model", columns="task", values="test").reindex(models)[list(TASKS)]

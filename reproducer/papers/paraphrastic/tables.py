@@ -20,8 +20,10 @@ import pandas as pd
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.length_bins import bin_labels
 from reproducer.evaluate.similarity import YEARS
-from reproducer.papers.paraphrastic import PAPER
 from reproducer.report.published import published
+from reproducer.papers import registry
+
+PAPER = registry.paper("wieting2016")  # this chapter's declaration (reproducer/papers/paraphrastic/__init__.py)
 
 #: The paper's rows whose dataset is not named by its metric, under our dataset names.
 DATASET_OF = {"SICK-R": "test (cosine)", "Twitter": "test (graded)"}

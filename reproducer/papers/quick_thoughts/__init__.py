@@ -8,7 +8,7 @@
 """
 from dataclasses import replace
 
-from reproducer.papers import Family, Line, Model, Paper, family_models
+from reproducer.declarations import Family, Line, Model, Paper, family_models
 
 #: Each model's share of a preset's budget (uni-QT's and chapter 02's skip-thought's); the others train for the whole
 #: budget. At ``default`` uni-QT and the skip-thought get about an epoch (Figure 2 compares them), bi-QT and MC-QT 15
@@ -23,6 +23,12 @@ def load_objective():
 
     return OBJECTIVE
 
+
+def timing_rows(folder, hardware: str) -> list[dict]:
+    """Chapter 06's hardware rows from this chapter's results ``folder`` (its chapter module imported on first use)."""
+    from reproducer.papers.quick_thoughts.chapter import timing_rows
+
+    return timing_rows(folder, hardware)
 
 PAPER = Paper(
     key="logeswaran2018", citation="Logeswaran & Lee 2018", label="Logeswaran 2018", title="Quick-Thoughts",
@@ -42,5 +48,5 @@ PAPER = Paper(
     lines=(Line("Quick-Thoughts (uni-QT)", "quick-thought", "uni-QT"),),
     bench={"quick-thought": ("quick-thought", "uni-QT")},
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-R", "STS14"),
-    timings="reproducer.papers.quick_thoughts.chapter:timing_rows",
+    timings=timing_rows,
 )

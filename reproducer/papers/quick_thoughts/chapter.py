@@ -24,16 +24,17 @@ import pandas as pd
 from reproducer.evaluate import quick_look
 from reproducer.evaluate.training_curve import held_out_loss
 from reproducer.files import read_json
-from reproducer.models import family, models
-from reproducer.models import family as family_of
+from reproducer.papers import registry
+from reproducer.papers.registry import family, models, preset
+from reproducer.papers.registry import family as family_of
 from reproducer.results_store import results_root
-from reproducer.papers.quick_thoughts import PAPER
-from reproducer.presets import preset
 from reproducer.report.plots import curves, log_frame, task_curves
 from reproducer.report.published import published
 from reproducer.report.tables import held_out_change
 from reproducer.report.units import ChapterModels
 from reproducer.runtime import default_device
+
+PAPER = registry.paper("logeswaran2018")  # this chapter's declaration (reproducer/papers/quick_thoughts/__init__.py)
 
 
 def matched_skip_thought(qt):
@@ -176,7 +177,7 @@ class QuickThoughtModels(ChapterModels):
     """The chapter's models by name, each trained or reloaded once through :meth:`run.model
     <reproducer.results_store.NotebookRun.model>` (this kernel's model, else trained, resuming from its checkpoint; a
     finished one is reloaded): the Quick-Thoughts ``uni-QT``, ``bi-QT``, ``MC-QT`` and ``BoW-QT`` (their shares of
-    the budget: each model's ``budget_shares``, :class:`~reproducer.papers.Model`) of the preset ``settings``; ``ST``,
+    the budget: each model's ``budget_shares``, :class:`~reproducer.declarations.Model`) of the preset ``settings``; ``ST``,
     the efficiency study's skip-thought
     (:func:`matched_skip_thought`); Table 9's smaller MC-QT (:func:`smaller_mc_qt`, as many steps as MC-QT took).
     ``combine-QT`` is ``[uni-QT; bi-QT]``, ``uni-QT f`` uni-QT's input encoder alone and ``glove-bow`` GloVe
@@ -186,6 +187,7 @@ class QuickThoughtModels(ChapterModels):
     everything the chapter shows of it."""
 
     family = "quick-thought"
+    paper = PAPER
     #: Every seed answers the same analogy questions (mined with seed 0), as chapter 01's combine-skip does: the
     #: analogy claim compares the two on one question set, as Table 6 does.
     QUESTION_SEED = 0

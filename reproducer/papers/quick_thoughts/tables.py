@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from reproducer.evaluate import Results
-from reproducer.report.published import compare
+from reproducer.papers.registry import published_names
+from reproducer.report.published import compare_all
 from reproducer.report.tables import log_table, paper_table, versus_by_model, versus_matched
 
 #: Table 1's columns: (task, metric).
@@ -75,8 +76,8 @@ def earlier_skip_thoughts(run) -> tuple[dict, dict[str, dict]]:
 
 def published_comparison(ours: pd.DataFrame, models: list[str]) -> pd.DataFrame:
     """:func:`~reproducer.report.published.compare` of each of ``models`` (``ours``: ``Results.to_frame()`` rows
-    stacked), stacked, with an ``encoder`` column."""
-    return pd.concat([compare(ours, n).assign(encoder=n) for n in models], ignore_index=True)
+    stacked) with the published rows its declaration names, stacked, with an ``encoder`` column."""
+    return compare_all(ours, {n: published_names(n) for n in models})
 
 
 def table1_caption(settings) -> str:

@@ -4,7 +4,7 @@ it with two conditional GRU decoders, then vocabulary expansion.
 - :mod:`.objective` — the model, the loss (Eq. 9), presets and variants (``uni-skip``, ``bi-skip``);
 - :mod:`.chapter` — chapter 01's models as units and the paper's claims.
 """
-from reproducer.papers import Family, Line, Model, Paper, family_models
+from reproducer.declarations import Family, Line, Model, Paper, family_models
 
 
 def load_objective():

@@ -8,12 +8,15 @@ import numpy as np
 
 from reproducer.evaluate import quick_look
 from reproducer.files import read_json
-from reproducer.models import family
+from reproducer.papers import registry
+from reproducer.papers.registry import family
 from reproducer.results_store import results_root, training_record_name
 from reproducer.report.claims import Claim
 from reproducer.report.published import published
 from reproducer.report.units import ChapterModels
 from reproducer.runtime import default_device
+
+PAPER = registry.paper("kiros2015")  # this chapter's declaration (reproducer/papers/skip_thoughts/__init__.py)
 
 #: Our encoders and the trained models each is made of (combine-skip: both side by side).
 PARTS = {"uni-skip": ("uni-skip",), "bi-skip": ("bi-skip",), "combine-skip": ("uni-skip", "bi-skip"),
@@ -36,6 +39,7 @@ class SkipThoughtModels(ChapterModels):
     ``glove-bow`` GloVe averaging. :meth:`unit` trains a model and caches everything the chapter shows of it."""
 
     family = "skip-thought"
+    paper = PAPER
     #: The untrained twins (issue 44): combine-skip's, with random word embeddings and with our word2vec in them.
     TWINS = WORD2VEC_TWINS = ("combine-skip",)
     #: STS14, and the tasks chapter 05's Table 1 reads for combine-skip (SST-2, SICK-E)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from reproducer.evaluate.harness import sentences_of
 from reproducer.evaluate.tasks import TASKS, Task
-from reproducer.models import DECLARATIONS
+from reproducer.papers.registry import DECLARATIONS
 
 #: What the table says of a task no paper reports.
 _NONE = "(none of the five)"

@@ -1,4 +1,4 @@
-"""Chapter 06's one table: every model of the book (:data:`reproducer.models.MODELS`) with the scores its chapter
+"""Chapter 06's one table: every model of the book (:data:`reproducer.papers.registry.MODELS`) with the scores its chapter
 computed at one preset, read from ``results/`` (nothing is trained or encoded here), beside the papers' numbers.
 
 - :func:`evaluation_of`: a model's cached :class:`~reproducer.evaluate.harness.Results` and where it came from.
@@ -17,7 +17,7 @@ from reproducer.evaluate import Results
 from reproducer.evaluate.tasks import TASKS as ALL
 from reproducer.evaluate.tasks import points_scale
 from reproducer.files import read_json, stored_json
-from reproducer.models import DECLARATIONS, MODELS, PAPERS, published_names
+from reproducer.papers.registry import DECLARATIONS, MODELS, PAPERS, published_names
 from reproducer.results_store import slug
 from reproducer.report.plots import legend_below
 
@@ -27,7 +27,7 @@ TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R",
 
 
 def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
-    """``(results, file)`` for a :class:`~reproducer.papers.Model`: its chapter's cached evaluation at ``preset``
+    """``(results, file)`` for a :class:`~reproducer.declarations.Model`: its chapter's cached evaluation at ``preset``
     (chapter 00b's ``<name>.json``; the row and part its declaration's ``scored_as`` names, e.g. chapter 04's Table 6
     row; else ``eval_<name>.json``), or ``(None, None)`` when its chapter did not evaluate it on the tasks."""
     folder = Path(root) / model.chapter / preset

@@ -3,7 +3,7 @@ on the same machine** and scored at the same training seconds — Quick-Thoughts
 section 4.1: downstream accuracy against training time, QT against skip-thought) generalised to the five papers.
 
 - :func:`all_lines`: every paper's lines (its declaration's ``lines``: label → family and variant of
-  :mod:`reproducer.models`), the objectives on the books first; :func:`pairs_lines`: those that train on paraphrase
+  :mod:`reproducer.papers.registry`), the objectives on the books first; :func:`pairs_lines`: those that train on paraphrase
   pairs instead (the paraphrastic PP, drawn as a separate, labelled line).
 - :func:`budget_preset`: a family's preset (its sizes, its optimiser) with the study's budget and evaluation points.
 - :func:`score_encoder`, :func:`curve_point`: an encoder's two scores (the mean over the transfer tasks and the mean
@@ -26,10 +26,10 @@ import pandas as pd
 
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.tasks import points_scale
-from reproducer.models import DECLARATIONS
-from reproducer.models import family as family_of
+from reproducer.papers.registry import DECLARATIONS
+from reproducer.papers.registry import family as family_of
 from reproducer.results_store import slug
-from reproducer.presets import preset
+from reproducer.papers.registry import preset
 
 #: The transfer tasks whose mean is the first score: those of Quick-Thoughts' Figure 2 (chapter 02's efficiency study).
 TRANSFER = ("SICK-R", "MRPC", "MR", "CR", "SUBJ", "MPQA")
@@ -43,14 +43,14 @@ FLOP_BATCHES = 8
 
 
 def all_lines() -> dict[str, tuple[str, str]]:
-    """Every declared paper's lines (:class:`~reproducer.papers.Line`), label -> (family, variant): those trained on
+    """Every declared paper's lines (:class:`~reproducer.declarations.Line`), label -> (family, variant): those trained on
     the book corpus in chapter order, then those trained on paraphrase pairs (:func:`pairs_lines`)."""
     lines = [line for paper in DECLARATIONS.values() for line in paper.lines]
     return {line.label: (line.family, line.variant) for line in sorted(lines, key=lambda line: line.on_pairs)}
 
 
 def line_inputs() -> dict[str, str]:
-    """Every line's word vectors (:attr:`~reproducer.papers.Line.inputs`), label -> ``"learned"``, ``"fixed"`` or
+    """Every line's word vectors (:attr:`~reproducer.declarations.Line.inputs`), label -> ``"learned"``, ``"fixed"`` or
     ``"initialised"``."""
     return {line.label: line.inputs for paper in DECLARATIONS.values() for line in paper.lines}
 
@@ -113,7 +113,7 @@ def curve_point(config: str = "fast", transfer=TRANSFER, sts=STS) -> Callable[[o
 
 
 def step_flops(family, fitted, n: int = FLOP_BATCHES) -> float:
-    """Useful training FLOPs of one step of ``fitted`` (:meth:`reproducer.models.Family.batch_flops`), averaged over
+    """Useful training FLOPs of one step of ``fitted`` (:meth:`reproducer.declarations.Family.batch_flops`), averaged over
     its first ``n`` batches."""
     if fitted.batches is None:
         raise ReproducerError("This fitted model does not keep its batches: its FLOPs cannot be counted.")

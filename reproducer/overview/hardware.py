@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproducer.errors import ReproducerError
-from reproducer.models import DECLARATIONS
+from reproducer.papers.registry import DECLARATIONS
 from reproducer.report.plots import legend_below
 
 COLUMNS = ["paper", "figure", "quantity", "paper's value", "paper's hardware", "ours", "our hardware",

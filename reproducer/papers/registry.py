@@ -1,17 +1,18 @@
 """Every model of the book, as data: the one place to find "all models" and what each one is.
 
-Built from the papers' declarations (:func:`reproducer.papers.declarations`: ``PAPER = Paper(...)`` in each
-``reproducer/papers/<paper>/__init__.py``) and the untrained baselines of chapter 00b:
+Built from the papers' declarations (:func:`declarations`: ``PAPER = Paper(...)`` in each
+``reproducer/papers/<paper>/__init__.py``, of the shape :mod:`reproducer.declarations`) and the untrained baselines
+of chapter 00b:
 
 - :data:`PAPERS`: paper key (as in ``report/published.csv``) → citation; :data:`PAPER_LABELS`: key → short label;
-  :data:`DECLARATIONS`: key → its :class:`~reproducer.papers.Paper`.
-- :data:`FAMILIES`: one :class:`~reproducer.papers.Family` per training objective — its paper, chapter, objective
+  :data:`DECLARATIONS`: key → its :class:`~reproducer.declarations.Paper`.
+- :data:`FAMILIES`: one :class:`~reproducer.declarations.Family` per training objective — its paper, chapter, objective
   module, preset table and fit function; ``training_data(variant, preset)`` builds what it trains on as its chapter
   does, ``batch_flops`` counts a batch's useful FLOPs (``python -m reproducer train`` and ``bench train`` use both).
   Every family's ``fit(variant, preset, data, *, checkpoint, evaluate, seed, device, progress)`` returns a
   :class:`~reproducer.fit.Fitted` (test-time encoder, trained module, log); its presets subclass
-  :class:`~reproducer.presets.Preset`.
-- :data:`MODELS`: one :class:`~reproducer.papers.Model` per model a chapter reports — our name, family and variant
+  :class:`~reproducer.presets.Preset` (:func:`preset` finds one by name).
+- :data:`MODELS`: one :class:`~reproducer.declarations.Model` per model a chapter reports — our name, family and variant
   (or ``"baseline"``), chapter, paper, the bundle kind its saved encoder has (:mod:`reproducer.encoders.bundles`),
   and its row names in the published tables (:func:`reproducer.report.published.published`).
 
@@ -21,8 +22,12 @@ its rows in ``published.csv``; :func:`refresh` reads the declarations again (aft
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from reproducer.errors import ReproducerError
-from reproducer.papers import Family, Model, Paper, declarations
+import reproducer.papers as package
+from reproducer.declarations import Family, Model, Paper
 
 #: The untrained baselines of chapter 00b; encoders built by :mod:`reproducer.encoders.baselines`.
 BASELINE_MODELS: tuple[Model, ...] = tuple(Model(name, "baseline", "00b_baselines", published=published,
@@ -38,6 +43,22 @@ BASELINE_MODELS: tuple[Model, ...] = tuple(Model(name, "baseline", "00b_baseline
        f"{'our word2vec 300d' if vectors == 'word2vec' else 'GloVe 6B 50d'}, {dim:,}-d")
       for kind in ("borep", "lstm", "esn") for vectors in ("word2vec", "glove") for dim in (1200, 4096)),
 ])
+
+def declarations() -> list[Paper]:
+    """Every paper declared in a package of this folder (or of a folder added to ``__path__``), in chapter order.
+    A package without ``PAPER`` is skipped; two papers with one key are an error."""
+    papers = []
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.ispkg:
+            continue
+        found = getattr(importlib.import_module(f"{package.__name__}.{info.name}"), "PAPER", None)
+        if isinstance(found, Paper):
+            papers.append(found)
+    keys = [p.key for p in papers]
+    if len(set(keys)) != len(keys):
+        raise ReproducerError(f"Two papers declare one key: {sorted({k for k in keys if keys.count(k) > 1})}.")
+    return sorted(papers, key=lambda p: p.chapter)
+
 
 DECLARATIONS: dict[str, Paper] = {}
 PAPERS: dict[str, str] = {}
@@ -75,6 +96,9 @@ def family(name: str) -> Family:
     return FAMILIES[name]
 
 
+_family = family  # for preset(), whose first parameter is a family's name
+
+
 def model(name: str) -> Model:
     """The model called ``name``; a clear error naming the known ones otherwise."""
     if name not in MODELS:
@@ -102,3 +126,12 @@ def table() -> "pd.DataFrame":  # noqa: F821
                           "variant": m.variant or " + ".join(m.parts), "bundle": m.bundle,
                           "published as": ", ".join(m.published), "description": m.description}
                          for m in MODELS.values()])
+
+
+def preset(family: str, name: str, **overrides) -> "Preset":  # noqa: F821
+    """The ``name`` preset of a model family (``"skip-thought"``, ``"quick-thought"``, ``"paraphrastic"``,
+    ``"consensus"``, ``"autoencoder"``, …) with some fields replaced (``None`` values ignored), e.g.
+    ``preset("skip-thought", "default", max_steps=600)``."""
+    from reproducer.presets import named  # here, not at the top: the command line reads the registry without torch
+
+    return named(_family(family).presets, name, **overrides)

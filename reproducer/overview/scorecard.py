@@ -18,7 +18,7 @@ import pandas as pd
 
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json, stored_json
-from reproducer.models import DECLARATIONS
+from reproducer.papers.registry import DECLARATIONS
 from reproducer.report.claims import BOOK, COLOURS, DECIDED
 
 
