@@ -136,23 +136,27 @@ def bench(plan: Plan, pack, device, say=print, objectives=None) -> list[dict]:
     return rows
 
 
-def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print) -> dict:
-    """Train ``variant`` (Quick-Thoughts) at ``plan.train_preset`` for ``plan.train_seconds`` on the pack's corpus,
-    the held-out loss every ``plan.eval_every`` training seconds; then score it with ``plan.eval_config`` on
-    ``plan.eval_tasks``, written to ``<variant>.eval.json``. Mixed precision (``auto``) first; if that fails, fp32
-    (the record says so). Returns the training record."""
+def train_and_score(name: str, plan: Plan, pack, device, out: Path, say=print) -> dict:
+    """Train model ``name`` (a trained variant of the registry: uni-QT in the book's plans) through its family at
+    ``plan.train_preset`` for ``plan.train_seconds`` on the pack's data for it, the held-out loss every
+    ``plan.eval_every`` training seconds; then score it with ``plan.eval_config`` on ``plan.eval_tasks``, written to
+    ``<name>.eval.json``. Mixed precision (``auto``) first; if that fails, fp32 (the record says so). Returns the
+    training record."""
     from reproducer.evaluate import evaluate
     from reproducer.evaluate.training_curve import held_out_loss
-    from reproducer.papers.registry import family
-    from reproducer.papers.registry import preset
+    from reproducer.papers import registry
 
-    fam = family("quick-thought")
+    entry = registry.model(name)
+    if entry.variant is None:
+        raise ReproducerError(f"{name} is {'a baseline' if entry.family == 'baseline' else 'a combination'}: the "
+                              "plan trains a variant of a family.")
+    fam, variant = registry.family(entry.family), entry.variant
     failures, budget = {}, plan.train_seconds
     for precision in ("auto", "fp32"):
-        settings = preset("quick-thought", plan.train_preset, max_seconds=budget, max_steps=10**9,
-                          eval_every=plan.eval_every, precision=precision)
-        data = pack.training_data("quick-thought", variant, settings)
-        valid = pack.training_data("quick-thought", variant, settings, split="valid")
+        settings = registry.preset(fam.name, plan.train_preset, max_seconds=budget, max_steps=10**9,
+                                   eval_every=plan.eval_every, precision=precision)
+        data = pack.training_data(fam.name, variant, settings)
+        valid = pack.training_data(fam.name, variant, settings, split="valid")
         sampler = fam.objective().sampler(variant, settings, valid, seed=0)
         held = [sampler.batch(i) for i in range(plan.held_out_batches)]
         t0 = time.perf_counter()
@@ -163,19 +167,19 @@ def train_and_score(variant: str, plan: Plan, pack, device, out: Path, say=print
         except Exception as e:  # noqa: BLE001 -- e.g. a kernel without bf16: fp32 next, in what is left of the budget
             failures[precision] = f"{type(e).__name__}: {e}"
             budget = max(budget - (time.perf_counter() - t0), 30.0)
-            say(f"   {variant} at precision {precision} failed: {failures[precision]}")
+            say(f"   {name} at precision {precision} failed: {failures[precision]}")
     else:
-        raise ReproducerError(f"{variant} failed at every precision: {failures}")
+        raise ReproducerError(f"{name} failed at every precision: {failures}")
     train_wall = time.perf_counter() - t0
     log = fitted.log
     epoch = fitted.batches.__self__.steps_per_epoch
-    say(f"   {variant}: {log.step:,} steps ({log.step / epoch:.2f} epochs) in {log.seconds:.0f} s of training")
+    say(f"   {name}: {log.step:,} steps ({log.step / epoch:.2f} epochs) in {log.seconds:.0f} s of training")
     t0 = time.perf_counter()
     results = evaluate(fitted.encoder, list(plan.eval_tasks), plan.eval_config, progress=False)
-    written = write_json(out / f"{variant}.eval.json", results.to_json(), compress_above=COMPRESS_ABOVE)
+    written = write_json(out / f"{name}.eval.json", results.to_json(), compress_above=COMPRESS_ABOVE)
     from reproducer.train import resolve_precision
 
-    return {"model": variant, "preset": plan.train_preset, "settings": settings.to_dict(),
+    return {"model": name, "preset": plan.train_preset, "settings": settings.to_dict(),
             "precision": resolve_precision(settings.precision, device), "failed_precisions": failures,
             "steps": log.step, "epochs": log.step / epoch, "batches_per_epoch": epoch,
             "training_seconds": log.seconds, "train_wall_seconds": train_wall,
@@ -247,8 +251,8 @@ def run(pack_dir: str | Path, out: str | Path, plan: str | Plan = "paper", *, de
                                                                             plan.check_timeout, work / "site"))
     record["bench"] = stages.run("bench", lambda: bench(plan, pack, device, stages.say))
     record["models"] = []
-    for variant in plan.models:
-        trained = stages.run(f"train {variant}", lambda: train_and_score(variant, plan, pack, device, out, stages.say))
+    for name in plan.models:
+        trained = stages.run(f"train {name}", lambda: train_and_score(name, plan, pack, device, out, stages.say))
         if trained:
             record["models"].append(trained)
     record["wall_seconds"] = time.perf_counter() - start

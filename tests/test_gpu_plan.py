@@ -93,6 +93,23 @@ def test_the_plans_bench_stage_takes_a_sixth_paper_from_its_declaration(smoke_pa
     assert row["family"] == "toy-objective" and row["steps"] > 0 and row["gflops_per_second"] > 0
 
 
+def test_the_plans_train_stage_trains_and_scores_a_sixth_papers_model(smoke_pack, sixth_paper, tmp_path):
+    """The plan's train stage takes any trained model of the registry (the book's plans train uni-QT): the toy paper's
+    model trains through its family on the pack's books, with its held-out loss, and is scored; a combination or a
+    baseline is refused."""
+    import torch
+
+    from reproducer.gpu_run import train_and_score
+
+    plan = plan_of("smoke", models=("toy-encoder",), eval_tasks=("MR",))
+    record = train_and_score("toy-encoder", plan, Pack(smoke_pack), torch.device("cpu"), tmp_path, say=lambda *a: None)
+    assert record["model"] == "toy-encoder" and record["steps"] > 0 and set(record["scores"]) == {"MR"}
+    assert "held-out loss" in record["log"]["evals"][-1] and (tmp_path / record["eval_file"]).is_file()
+    for other in ("combine-skip", "glove-bow"):
+        with pytest.raises(ReproducerError, match="the plan trains a variant"):
+            train_and_score(other, plan, Pack(smoke_pack), torch.device("cpu"), tmp_path)
+
+
 @pytest.mark.slow
 def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
     """``gpu run --plan smoke`` on the CPU, in a process where the packages the GPU machine lacks cannot be imported
