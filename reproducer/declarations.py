@@ -142,6 +142,9 @@ class Paper:
     - ``families``, ``models``: its training objectives and the models its chapter reports, in the chapter's order.
     - ``neighbours``: the encoder chapter 06's explorer shows for it (``None``: none on the shared pool).
     - ``lines``: its lines of the equal-compute study; ``bench``: label → (family, variant) timed by ``bench train``.
+    - ``reads``: the earlier chapters whose results its chapter reads (through
+      :meth:`~reproducer.results_store.NotebookRun.earlier`, e.g. chapter 01's combine-skip beside its own models): run
+      before it, and checked against its code by ``tests/test_papers.py``.
     - ``tasks``: the evaluation tasks it reports; ``timings``: chapter 06's hardware rows, a function
       ``timings(folder, hardware) -> list[dict]`` of its chapter's results ``folder`` at one preset (a function of the
       declaration that imports its chapter on first use, as :attr:`Family.objective` does).
@@ -158,6 +161,7 @@ class Paper:
     lines: tuple[Line, ...] = ()
     bench: dict = field(default_factory=dict, hash=False, compare=False)
     tasks: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
     timings: Callable[..., list[dict]] | None = field(default=None, hash=False, compare=False)
 
     def __post_init__(self):

@@ -478,11 +478,18 @@ class NotebookRun:
         it is never reused."""
         return write_json(self.path(f"{name}.json"), obj, compress_above=COMPRESS_ABOVE)
 
-    def earlier(self, chapter: str, name: str, default: Any = _REQUIRED) -> Any:
-        """``results/<chapter>/<this preset>/<name>.json`` of an earlier chapter (e.g. ``run.earlier("01_skip_thoughts",
+    def earlier_path(self, chapter: str, file: str, *, same_seed: bool = False) -> Path:
+        """Where an earlier ``chapter`` keeps ``file``: ``results/<chapter>/<this preset>/<file>`` (its main run), or
+        with ``same_seed`` in the folder of this run's name (the same preset, seed and parameters: how a chapter
+        compares with another chapter's model seed by seed). The one place a chapter finds another chapter's results
+        (each paper declares the chapters it reads: :attr:`~reproducer.declarations.Paper.reads`)."""
+        return results_root() / chapter / (self.dir.name if same_seed else self.preset) / file
+
+    def earlier(self, chapter: str, name: str, default: Any = _REQUIRED, *, same_seed: bool = False) -> Any:
+        """``<name>.json`` of an earlier chapter (:meth:`earlier_path`; e.g. ``run.earlier("01_skip_thoughts",
         f"eval_{slug('combine-skip')}")``), with a clear error when that chapter has not been run at this preset —
         or ``default`` then, when one is given (e.g. ``None`` for a table row that is left out)."""
-        path = results_root() / chapter / self.preset / f"{name}.json"
+        path = self.earlier_path(chapter, f"{name}.json", same_seed=same_seed)
         if stored_json(path) is None and default is not _REQUIRED:
             return default
         if stored_json(path) is None:

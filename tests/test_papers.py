@@ -4,6 +4,8 @@ touching any other file."""
 from __future__ import annotations
 
 import inspect
+import json
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +24,22 @@ from reproducer.report.published import published
 from reproducer.presets import SCALES, Preset
 
 ROOT = Path(__file__).resolve().parents[1]
+#: A chapter's name in code: ``"01_skip_thoughts"``.
+CHAPTER_NAME = re.compile(r"[\"'](0\d[a-z]?_[a-z_]+)[\"']")
+
+
+def chapters_named(paper: Paper, notebooks: Path) -> set[str]:
+    """The chapters named in the code of ``paper``'s package and of its notebook's code cells, its own left out: what
+    its chapter reads of other chapters (:meth:`~reproducer.results_store.NotebookRun.earlier`)."""
+    package = next(Path(m.__file__).parent for name, m in list(sys.modules.items())
+                   if name.startswith("reproducer.papers.") and name.count(".") == 2
+                   and getattr(getattr(m, "PAPER", None), "key", None) == paper.key)
+    texts = [f.read_text(encoding="utf-8") for f in package.rglob("*.py")]
+    cells = json.loads((notebooks / f"{paper.chapter}.ipynb").read_text()).get("cells", [])
+    texts += ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    return {m for text in texts for m in CHAPTER_NAME.findall(text)} - {paper.chapter}
+
+
 def check_family(family: Family) -> None:
     """One shape for every objective: an :class:`~reproducer.fit.Objective` of the family's name with presets for
     every scale, named variants, training data, builders, batches and FLOPs."""
@@ -42,9 +60,13 @@ def check_family(family: Family) -> None:
 
 
 def check_paper(paper: Paper, notebooks: Path = ROOT / "notebooks") -> None:
-    """What the shared code reads of a declaration is there and names what exists."""
+    """What the shared code reads of a declaration is there and names what exists; the chapters it reads are those its
+    code names, each one run before it."""
     assert paper.key and paper.citation and paper.label and paper.title, paper
     assert (notebooks / f"{paper.chapter}.ipynb").is_file(), paper.chapter
+    assert chapters_named(paper, notebooks) == set(paper.reads), (paper.key, paper.reads)
+    chapters = {p.chapter for p in declarations()} | {"00_data", "00b_baselines"}
+    assert all(r in chapters and r < paper.chapter for r in paper.reads), (paper.key, paper.reads)
     names = {m.name for m in paper.models}
     variants = {f.name: set(f.variants) for f in paper.families}
     for family in paper.families:
@@ -63,6 +85,18 @@ def check_paper(paper: Paper, notebooks: Path = ROOT / "notebooks") -> None:
     assert set(paper.tasks) <= set(TASKS), paper.tasks
     if paper.timings:  # a function of (folder, hardware): none before its chapter has run
         assert callable(paper.timings) and paper.timing_rows(Path("/nonexistent/results"), "cpu") == [], paper.key
+
+
+def test_the_chapters_a_paper_reads_are_declared():
+    """A chapter that reads another chapter's results and does not declare it (or declares one it does not read, or
+    one run after it) fails the protocol."""
+    from dataclasses import replace
+
+    qt = models.paper("logeswaran2018")
+    assert qt.reads == ("01_skip_thoughts",)
+    for wrong in ((), ("01_skip_thoughts", "00b_baselines"), ("01_skip_thoughts", "04_consensus")):
+        with pytest.raises(AssertionError):
+            check_paper(replace(qt, reads=wrong))
 
 
 def test_every_paper_satisfies_the_protocol():

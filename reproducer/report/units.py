@@ -18,7 +18,7 @@ import pandas as pd
 from reproducer.data.corpus import CorpusConfig
 from reproducer.evaluate import Results
 from reproducer.files import read_json
-from reproducer.results_store import results_root, slug
+from reproducer.results_store import slug
 from reproducer.report.analogies import answer, mine_questions
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 
@@ -268,7 +268,8 @@ def twin_evaluation(products: ModelProducts, paper, name: str, inputs: Callable[
 
 def earlier_results(run, chapter: str, name: str) -> Results | None:
     """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` stored by an earlier ``chapter`` in the folder
-    of the same name as ``run``'s (the same preset, seed and parameters), or ``None`` when it has none: how a chapter
-    compares with another chapter's model seed by seed (chapter 02 and 05 with chapter 01's combine-skip)."""
-    found = read_json(results_root() / chapter / run.dir.name / f"eval_{slug(name)}.json")
+    of the same name as ``run``'s (the same preset, seed and parameters:
+    :meth:`~reproducer.results_store.NotebookRun.earlier` with ``same_seed``), or ``None`` when it has none: how a
+    chapter compares with another chapter's model seed by seed (chapter 02 and 05 with chapter 01's combine-skip)."""
+    found = run.earlier(chapter, f"eval_{slug(name)}", default=None, same_seed=True)
     return None if found is None else Results.from_json(found)

@@ -47,6 +47,7 @@ PAPER = Paper(
     neighbours="MV ensemble",
     lines=(Line("consensus (MV)", "consensus", "MV", inputs="fixed"),),
     bench={"consensus": ("consensus", "MV")},
+    reads=("01_skip_thoughts", "02_quick_thoughts"),
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-E", "SICK-R", "STS12", "STS13", "STS14",
            "STS15", "STS16", "STSB-R", "SICK-cos"),
     timings=timing_rows,

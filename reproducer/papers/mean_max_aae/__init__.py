@@ -36,6 +36,7 @@ PAPER = Paper(
     lines=(Line("mean-max AAE", "autoencoder", "mean-max AAE", inputs="fixed"),
            Line("mean-max RAE", "autoencoder", "mean-max RAE", inputs="fixed")),
     bench={"AAE": ("autoencoder", "mean-max AAE"), "RAE": ("autoencoder", "mean-max RAE")},
+    reads=("00b_baselines", "01_skip_thoughts", "02_quick_thoughts", "04_consensus"),
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-E", "SICK-R", "STS14"),
     timings=timing_rows,
 )

@@ -23,7 +23,7 @@ from reproducer.encoders.attention import AAEConfig
 from reproducer.encoders.recurrent import RecurrentConfig
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json, stored_json
-from reproducer.results_store import results_root, slug
+from reproducer.results_store import slug
 from reproducer.papers.mean_max_aae.averages import TASK_SETS, task_averages
 from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
 from reproducer.papers.mean_max_aae.chapter import PAPER, trainable
@@ -76,7 +76,7 @@ def earlier_neighbours(run, chapter: str, name: str) -> pd.DataFrame:
     """Model ``name``'s neighbour table stored by an earlier ``chapter`` in the folder of the same name as ``run``'s
     (:meth:`~reproducer.report.units.ModelProducts.neighbours`; the same queries and pool when both chapters draw them
     alike), or an empty table."""
-    found = stored_json(results_root() / chapter / run.dir.name / f"neighbours_{slug(name)}.csv")
+    found = stored_json(run.earlier_path(chapter, f"neighbours_{slug(name)}.csv", same_seed=True))
     return pd.read_csv(found) if found else pd.DataFrame(columns=["query", "encoder", "rank", "neighbour", "cosine"])
 
 

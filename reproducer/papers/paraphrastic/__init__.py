@@ -34,5 +34,6 @@ PAPER = Paper(
     ], "paraphrastic"),
     lines=(Line("paraphrastic PP (pairs)", "paraphrastic", "PP", on_pairs=True, inputs="initialised"),),
     bench={"PP": ("paraphrastic", "PP"), "LSTM": ("paraphrastic", "LSTM (o.g.)")},
+    reads=("01_skip_thoughts",),
     tasks=("SST2", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15", "SICK-cos", "PPDB", "Twitter"),
 )

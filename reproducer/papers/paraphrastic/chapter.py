@@ -360,7 +360,7 @@ class ParaphraseModels(ChapterModels):
         suites = {}
         for name in BASELINES:
             if name == "skip-thought":  # chapter 01 scores its combine-skip on the suite: read from results/
-                path = results_root() / "01_skip_thoughts" / self.run.dir.name / "similarity_combine-skip.json"
+                path = self.run.earlier_path("01_skip_thoughts", "similarity_combine-skip.json", same_seed=True)
                 if stored_json(path) is not None:
                     suites[name] = read_json(path)
                 else:

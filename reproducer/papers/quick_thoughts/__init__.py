@@ -47,6 +47,7 @@ PAPER = Paper(
     neighbours="MC-QT",
     lines=(Line("Quick-Thoughts (uni-QT)", "quick-thought", "uni-QT"),),
     bench={"quick-thought": ("quick-thought", "uni-QT")},
+    reads=("01_skip_thoughts",),
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-R", "STS14"),
     timings=timing_rows,
 )

@@ -27,7 +27,6 @@ from reproducer.files import read_json
 from reproducer.papers import registry
 from reproducer.papers.registry import family, models, preset
 from reproducer.papers.registry import family as family_of
-from reproducer.results_store import results_root
 from reproducer.report.plots import curves, log_frame, task_curves
 from reproducer.report.published import published
 from reproducer.report.tables import held_out_change
@@ -330,14 +329,17 @@ def analogy_answers(models: "QuickThoughtModels") -> dict:
     ``models``' MC-QT answers and chapter 01's combine-skip answers of the same seed (its folder of the same name),
     each with the category of every question, when both answered the same questions; ``{}`` otherwise (a chapter not
     run, or run before every seed answered seed 0's questions)."""
-    folder = results_root() / "01_skip_thoughts" / models.run.dir.name
-    ours, theirs = models.products.stored_analogy("MC-QT"), read_json(folder / "analogy_combine-skip.json")
+    def theirs(name):
+        return models.run.earlier("01_skip_thoughts", name, default=None, same_seed=True)
+
+    ours, their_answers = models.products.stored_analogy("MC-QT"), theirs("analogy_combine-skip")
     questions = read_json(models.run.path("analogy_questions.json"))
-    their_questions = read_json(folder / "analogy_questions.json")
-    if None in (ours, theirs, questions, their_questions) or questions["questions"] != their_questions["questions"]:
+    their_questions = theirs("analogy_questions")
+    if None in (ours, their_answers, questions, their_questions) or (questions["questions"]
+                                                                      != their_questions["questions"]):
         return {}
     categories = [q["category"] for q in questions["questions"]]
-    return {"MC-QT": {**ours, "categories": categories}, "combine-skip": {**theirs, "categories": categories}}
+    return {"MC-QT": {**ours, "categories": categories}, "combine-skip": {**their_answers, "categories": categories}}
 
 
 def training_loss_figure(records: dict[str, dict]):

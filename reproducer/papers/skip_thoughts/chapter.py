@@ -7,10 +7,9 @@ import functools
 import numpy as np
 
 from reproducer.evaluate import quick_look
-from reproducer.files import read_json
 from reproducer.papers import registry
 from reproducer.papers.registry import family
-from reproducer.results_store import results_root, training_record_name
+from reproducer.results_store import training_record_name
 from reproducer.report.claims import Claim
 from reproducer.report.published import published
 from reproducer.report.units import ChapterModels
@@ -151,14 +150,13 @@ class SkipThoughtModels(ChapterModels):
             self.products.neighbours(encoder)
 
 
-def skip_thought_minutes(preset: str) -> str:
-    """Chapter 01's training minutes of uni-skip and bi-skip together at ``preset`` (what combine-skip cost), read from
-    its training records, for the chapters that compare with it; "—" when chapter 01 has not run at ``preset``."""
-    folder = results_root() / "01_skip_thoughts" / preset
-    paths = [folder / f"{training_record_name(part)}.json" for part in TRAINED]
-    if not all(p.exists() for p in paths):
+def skip_thought_minutes(run) -> str:
+    """Chapter 01's training minutes of uni-skip and bi-skip together at ``run``'s preset (what combine-skip cost),
+    read from its training records, for the chapters that compare with it; "—" when chapter 01 has not run there."""
+    records = [run.earlier(PAPER.chapter, training_record_name(part), default=None) for part in TRAINED]
+    if None in records:
         return "—"
-    return f"{sum(read_json(p)['seconds'] for p in paths) / 60:,.0f}"
+    return f"{sum(r['seconds'] for r in records) / 60:,.0f}"
 
 
 #: How much accuracy vocabulary expansion may cost before the book's own check fails (points; not a paper's claim).
