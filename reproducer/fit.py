@@ -25,6 +25,29 @@ from reproducer.runtime import default_device, seed_everything
 from reproducer.train import Preset, TrainLog, restore_rng, rng_state, train
 
 
+@dataclass(frozen=True)
+class AtWidth:
+    """One of a paper's models built at a given encoder width, for the throughput studies that compare papers at one
+    width (:mod:`reproducer.papers.widths`: Logeswaran & Lee 2018, section 4.2; Zhang et al. 2018, section 4.4).
+    ``build(vocab, hidden, word_dim)``: the module (its ``forward(batch)`` the loss); ``sampler(vocab, tokenized, size,
+    seed, n_sampled)``: its step-indexed batches; ``batch``: the paper's batch size; ``softmax``: ``"in-batch"`` (it
+    picks among the batch's sentences) or ``"vocabulary"`` (it predicts words: ``"sampled"`` when ``n_sampled`` is
+    given and ``samples``, else ``"exact"``). Its functions are module-level: each measurement runs in a process of
+    its own."""
+
+    build: Callable[..., torch.nn.Module]
+    sampler: Callable[..., Any]
+    batch: int
+    softmax: str = "vocabulary"
+    samples: bool = False
+
+    def softmax_kind(self, n_sampled: int) -> str:
+        """``"in-batch"``, ``"sampled"`` or ``"exact"`` for a run with ``n_sampled`` sampled words."""
+        if self.softmax == "in-batch":
+            return "in-batch"
+        return "sampled" if n_sampled and self.samples else "exact"
+
+
 class Objective:
     """A paper's training objective, the one thing a paper implements to train through :func:`fit` (and so through
     every caller of it). Subclass it in the paper's ``objective.py`` and declare one instance; class attributes:
@@ -39,6 +62,9 @@ class Objective:
       ``"fixed"`` (pre-trained vectors, never updated) or ``"initialised"`` (starting from pre-trained vectors). The
       tools build its data from these (the GPU pack), never from its name.
 
+    - ``widths``: the paper's models for the throughput studies at one encoder width (name → :class:`AtWidth`,
+      :mod:`reproducer.papers.widths`; none by default).
+
     Methods: :meth:`training_data`, :meth:`build`, :meth:`sampler`, :meth:`batch_flops` (required) and
     :meth:`held_out_data`, :meth:`label` (optional). The loss is the built module's ``forward(batch)``.
     """
@@ -49,6 +75,7 @@ class Objective:
     fit_options: dict[str, Any] = {}
     reads: str = "books"
     inputs: str = "learned"
+    widths: dict[str, "AtWidth"] = {}
 
     def training_data(self, variant, preset):
         """What ``variant`` trains on at ``preset``, built as its chapter builds it (a

@@ -11,7 +11,9 @@ skip-thought's decoders too; the mean-max AAE has ``d_m = hidden``, ``d_f = 2 hi
 BiLSTM of ``hidden / 2`` per direction and an LSTM decoder of ``hidden``. Skip-thought and the autoencoders predict
 the same ``vocab_size`` words (exact softmax unless ``n_sampled``); the autoencoders read fixed random vectors of
 ``word_dim`` (their values do not change the cost). Batch sizes are each paper's (QT 400, skip-thought 128, AAE/RAE
-64) unless ``batch_size``. The command line: ``python -m reproducer bench widths`` (:mod:`reproducer.bench`).
+64) unless ``batch_size``. Each paper offers its models for the study in its objective
+(:attr:`~reproducer.fit.Objective.widths`, an :class:`~reproducer.fit.AtWidth` each); this module imports no paper.
+The command line: ``python -m reproducer bench widths`` (:mod:`reproducer.bench`).
 """
 from __future__ import annotations
 
@@ -19,53 +21,40 @@ import time
 
 import torch
 
-from reproducer.data.batches import ContiguousSampler, SentenceSampler, TokenizedCorpus, TripleSampler
 from reproducer.data.corpus import CorpusConfig, load_corpus
+from reproducer.data.batches import TokenizedCorpus
 from reproducer.data.vocab import Vocabulary
-from reproducer.encoders.attention import AAEConfig
-from reproducer.encoders.recurrent import RecurrentConfig
-from reproducer.fit import Objective, fit
-from reproducer.papers.mean_max_aae.objective import MeanMaxAAE
-from reproducer.papers.quick_thoughts.objective import QuickThought
-from reproducer.papers.skip_thoughts.objective import SkipThought, SkipThoughtConfig
+from reproducer.fit import AtWidth, Objective, fit
+from reproducer.papers.registry import FAMILIES
 from reproducer.runtime import default_device, one_process_each, peak_rss
 from reproducer.train import Preset
 
-OBJECTIVES = ("quick_thought", "skip_thought", "aae", "rae")
-BATCH = {"quick_thought": 400, "skip_thought": 128, "aae": 64, "rae": 64}
+
+def at_widths() -> dict[str, AtWidth]:
+    """Every model the papers offer for the study, by name (each family's :attr:`~reproducer.fit.Objective.widths`:
+    ``quick_thought``, ``skip_thought``, ``aae``, ``rae``)."""
+    return {name: at for family in FAMILIES.values() for name, at in family.objective().widths.items()}
 
 
 class SameWidth(Objective):
-    """The objectives of :func:`bench_widths` at one width, as one :class:`~reproducer.fit.Objective` whose variants
-    are :data:`OBJECTIVES`: each paper's model built at ``hidden`` units over ``word_dim``-d words (the module
-    docstring gives each one's sizes), on one corpus and vocabulary (``data``: ``(vocab, tokenized)``)."""
+    """The models of :func:`bench_widths` at one width, as one :class:`~reproducer.fit.Objective` whose variants are
+    :func:`at_widths`' names: each built at ``hidden`` units over ``word_dim``-d words (the module docstring gives each
+    one's sizes), on one corpus and vocabulary (``data``: ``(vocab, tokenized)``)."""
 
     name = "same width"
 
     def __init__(self, hidden: int, word_dim: int, n_sampled: int, batch_size: int):
         self.hidden, self.word_dim, self.n_sampled, self.batch_size = hidden, word_dim, n_sampled, batch_size
-        self.variants = {o: f"{o} at {hidden} units" for o in OBJECTIVES}
+        self.models = at_widths()
+        self.variants = {o: f"{o} at {hidden} units" for o in self.models}
 
     def build(self, variant, preset, data, *, device, seed=0):
-        vocab, hidden, word_dim = data[0], self.hidden, self.word_dim
-        encoder = RecurrentConfig(len(vocab), word_dim, hidden)
-        if variant == "quick_thought":
-            model = QuickThought.recurrent(encoder)
-        elif variant in ("aae", "rae"):
-            vectors = torch.randn(len(vocab), word_dim).numpy()
-            model = MeanMaxAAE(vectors, AAEConfig(len(vocab), word_dim, hidden, 2 * hidden, max_len=33,
-                                                  family=variant.upper()))
-        else:
-            model = SkipThought(SkipThoughtConfig(encoder, hidden))
-        return model.to(device), None
+        return self.models[variant].build(data[0], self.hidden, self.word_dim).to(device), None
 
     def sampler(self, variant, preset, data, seed=0, encoder=None):
-        (vocab, tokenized), size = data, self.batch_size or BATCH[variant]
-        if variant == "quick_thought":
-            return ContiguousSampler(tokenized, size, seed=seed)
-        if variant in ("aae", "rae"):
-            return SentenceSampler(tokenized, size, eos=vocab.eos_id, seed=seed)
-        return TripleSampler(tokenized, vocab, size, seed=seed, n_sampled=self.n_sampled)
+        vocab, tokenized = data
+        model = self.models[variant]
+        return model.sampler(vocab, tokenized, self.batch_size or model.batch, seed, self.n_sampled)
 
 
 def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, seconds: float, max_books: int | None,
@@ -77,28 +66,29 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
     t0 = time.perf_counter()
-    fitted = fit(SameWidth(hidden, word_dim, n_sampled, batch_size), objective,
-                 Preset(name="bench", lr=5e-4, max_seconds=seconds), data, seed=seed, device=device, progress=False)
+    same = SameWidth(hidden, word_dim, n_sampled, batch_size)
+    fitted = fit(same, objective, Preset(name="bench", lr=5e-4, max_seconds=seconds), data, seed=seed, device=device,
+                 progress=False)
     log, model = fitted.log, fitted.module
     peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else peak_rss()
-    return {"objective": objective, "batch_size": batch_size or BATCH[objective], "steps": log.step,
+    return {"objective": objective, "batch_size": batch_size or same.models[objective].batch, "steps": log.step,
             "training_seconds": log.seconds, "minutes_per_1000_batches": log.seconds / log.step * 1000 / 60,
             "wall_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
             "final_loss": log.losses[-1]["loss"] if log.losses else None, "peak_memory_bytes": int(peak),
             "memory_kind": "cuda max allocated" if device.type == "cuda" else "process max RSS",
             "parameters": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": str(device),
-            "softmax": "in-batch" if objective == "quick_thought" else "sampled" if n_sampled and objective ==
-            "skip_thought" else "exact"}
+            "softmax": same.models[objective].softmax_kind(n_sampled)}
 
 
-def bench_widths(objectives=OBJECTIVES, *, hidden: int = 600, word_dim: int = 300, vocab_size: int = 20000,
-                seconds: float = 60, max_books: int | None = None, n_sampled: int = 0, seed: int = 0,
-                device: str | None = None, batch_size: int = 0) -> dict:
-    """Train each objective for ``seconds`` in a fresh process, one after the other; return the
-    measurements and the speed ratio (sentences per second) of the first objective to each other one.
-    ``batch_size`` 0: each paper's batch size."""
-    runs = one_process_each(_run_one, objectives, OBJECTIVES, hidden, word_dim, vocab_size, seconds, max_books,
-                             n_sampled, seed, device, batch_size)
+def bench_widths(objectives=None, *, hidden: int = 600, word_dim: int = 300, vocab_size: int = 20000,
+                 seconds: float = 60, max_books: int | None = None, n_sampled: int = 0, seed: int = 0,
+                 device: str | None = None, batch_size: int = 0) -> dict:
+    """Train each of ``objectives`` (names of :func:`at_widths`; all by default) for ``seconds`` in a fresh process,
+    one after the other; return the measurements and the speed ratio (sentences per second) of the first objective
+    to each other one. ``batch_size`` 0: each paper's batch size."""
+    known = list(at_widths())
+    runs = one_process_each(_run_one, known if objectives is None else list(objectives), known, hidden, word_dim,
+                            vocab_size, seconds, max_books, n_sampled, seed, device, batch_size)
     first = runs[0]
     ratios = {f"{first['objective']}/{r['objective']}": first["sentences_per_second"] / r["sentences_per_second"]
               for r in runs[1:]}

@@ -38,7 +38,7 @@ from reproducer.encoders.layers import fixed_embedding
 from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
 from reproducer.flops import rnn_token_macs, training_flops
-from reproducer.fit import Objective
+from reproducer.fit import AtWidth, Objective
 from reproducer.runtime import inference
 from reproducer.train import Preset
 
@@ -236,6 +236,28 @@ def sentence_encoder(model: MeanMaxAAE, vocab, name: str, *, normalize_halves: b
     return TokenEncoder(SentenceVector(model.encoder, vocab.eos_id, normalize_halves), vocab, name, device=device)
 
 
+def aae_at_width(vocab, hidden: int, word_dim: int) -> MeanMaxAAE:
+    """The mean-max AAE at ``d_m = hidden`` (``d_f = 2 hidden``, 8 heads) over fixed random ``word_dim``-d vectors of
+    ``vocab`` (their values do not change the cost; the widths study)."""
+    return _at_width(vocab, hidden, word_dim, "AAE")
+
+
+def rae_at_width(vocab, hidden: int, word_dim: int) -> MeanMaxAAE:
+    """The mean-max RAE: a BiLSTM of ``hidden / 2`` per direction and an LSTM decoder of ``hidden`` (the widths
+    study)."""
+    return _at_width(vocab, hidden, word_dim, "RAE")
+
+
+def _at_width(vocab, hidden: int, word_dim: int, family: str) -> MeanMaxAAE:
+    vectors = torch.randn(len(vocab), word_dim).numpy()
+    return MeanMaxAAE(vectors, AAEConfig(len(vocab), word_dim, hidden, 2 * hidden, max_len=33, family=family))
+
+
+def batches_at_width(vocab, tokenized, size: int, seed: int, n_sampled: int = 0) -> SentenceSampler:
+    """Single sentences, each ended by ``</s>`` (the widths study)."""
+    return SentenceSampler(tokenized, size, eos=vocab.eos_id, seed=seed)
+
+
 class AutoencoderObjective(Objective):
     """The autoencoders of Table 3 for :func:`reproducer.fit.fit`, trained on unordered sentences of
     ``data.tokenized`` (ids of ``data.vocab``, the output words first; row ``i`` of ``data.vectors`` the fixed vector
@@ -246,6 +268,8 @@ class AutoencoderObjective(Objective):
     name, presets, variants = "autoencoder", PRESETS, VARIANTS
     reads, inputs = "books", "fixed"
     fit_options = {"normalize_halves": True}
+    widths = {"aae": AtWidth(aae_at_width, batches_at_width, batch=64),
+              "rae": AtWidth(rae_at_width, batches_at_width, batch=64)}
 
     def training_data(self, variant: str, preset: AutoencoderPreset):
         """As chapter 05 builds it (the fixed word2vec vectors of

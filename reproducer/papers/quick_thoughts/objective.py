@@ -34,7 +34,7 @@ from reproducer.encoders.trained import ConcatEncoder, TokenEncoder
 from reproducer.errors import ReproducerError
 from reproducer.flops import rnn_token_macs, training_flops
 from reproducer.objectives.context import context_loss, context_targets
-from reproducer.fit import Objective
+from reproducer.fit import AtWidth, Objective
 from reproducer.train import Preset
 
 
@@ -141,11 +141,22 @@ def build_quick_thought(variant: str, preset, vocab_size: int, pretrained=None) 
     raise ReproducerError(f"Unknown Quick-Thoughts variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
 
 
+def at_width(vocab, hidden: int, word_dim: int) -> QuickThought:
+    """uni-QT's GRU encoders at ``hidden`` units over ``word_dim``-d learned words of ``vocab`` (the widths study)."""
+    return QuickThought.recurrent(RecurrentConfig(len(vocab), word_dim, hidden))
+
+
+def batches_at_width(vocab, tokenized, size: int, seed: int, n_sampled: int = 0) -> ContiguousSampler:
+    """Contiguous runs of sentences: each sentence's context is in its batch (the widths study)."""
+    return ContiguousSampler(tokenized, size, seed=seed)
+
+
 class QuickThoughtObjective(Objective):
     """Quick-Thoughts for :func:`reproducer.fit.fit`: uni-QT, bi-QT, BoW-QT and MC-QT on contiguous batches of the
     corpus; the test-time encoder is ``[f(s); g(s)]`` (a :class:`~reproducer.encoders.trained.ConcatEncoder`)."""
 
     name, presets, variants = "quick-thought", PRESETS, VARIANTS
+    widths = {"quick_thought": AtWidth(at_width, batches_at_width, batch=400, softmax="in-batch")}
 
     def training_data(self, variant: str, preset: QuickThoughtPreset):
         """As chapter 02 builds it: the training split as ids of its ``vocab_size`` most frequent words; for MC-QT,

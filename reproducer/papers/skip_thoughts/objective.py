@@ -37,7 +37,7 @@ from reproducer.encoders.recurrent import RecurrentConfig, RecurrentEncoder
 from reproducer.encoders.trained import TokenEncoder
 from reproducer.errors import ReproducerError
 from reproducer.flops import rnn_token_macs, training_flops
-from reproducer.fit import Objective
+from reproducer.fit import AtWidth, Objective
 from reproducer.train import Preset
 
 
@@ -198,12 +198,24 @@ def build_skip_thought(variant: str, preset: SkipThoughtPreset, vocab_size: int)
     return SkipThought(SkipThoughtConfig(encoder, preset.decoder_hidden))
 
 
+def at_width(vocab, hidden: int, word_dim: int) -> SkipThought:
+    """uni-skip at ``hidden`` units over ``word_dim``-d learned words of ``vocab``, its decoders ``hidden`` wide too
+    (the widths study)."""
+    return SkipThought(SkipThoughtConfig(RecurrentConfig(len(vocab), word_dim, hidden), hidden))
+
+
+def batches_at_width(vocab, tokenized, size: int, seed: int, n_sampled: int = 0) -> TripleSampler:
+    """(previous, sentence, next) triples within a book, ``n_sampled`` words per sampled softmax (0: exact)."""
+    return TripleSampler(tokenized, vocab, size, seed=seed, n_sampled=n_sampled)
+
+
 class SkipThoughtObjective(Objective):
     """Skip-thoughts for :func:`reproducer.fit.fit`: uni-skip and bi-skip on (previous, sentence, next) triples of
     the corpus; the test-time encoder is a :class:`~reproducer.encoders.trained.TokenEncoder` over the encoder's
     current weights."""
 
     name, presets, variants = "skip-thought", PRESETS, VARIANTS
+    widths = {"skip_thought": AtWidth(at_width, batches_at_width, batch=128, samples=True)}
 
     def training_data(self, variant: str, preset: SkipThoughtPreset):
         """As chapter 01 builds it: the training split of the corpus as ids of its ``vocab_size`` most frequent
