@@ -128,7 +128,7 @@ def table() -> "pd.DataFrame":  # noqa: F821
                          for m in MODELS.values()])
 
 
-def preset(family: str, name: str, **overrides) -> "Preset":  # noqa: F821
+def preset(family: str, name: str, **overrides) -> "reproducer.train.Preset":  # noqa: F821
     """The ``name`` preset of a model family (``"skip-thought"``, ``"quick-thought"``, ``"paraphrastic"``,
     ``"consensus"``, ``"autoencoder"``, …) with some fields replaced (``None`` values ignored), e.g.
     ``preset("skip-thought", "default", max_steps=600)``."""

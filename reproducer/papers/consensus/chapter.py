@@ -1,7 +1,7 @@
 """The models of the multi-view study (Tang & de Sa 2019, chapter 04) as units: :class:`ConsensusModels` trains
 each variant (resuming its checkpoint), scores its views' rows of Table 3 (:mod:`reproducer.evaluate.views`), and
 caches what the chapter shows of it; the constants name the rows the claims and the explorer read. Its tables are
-:mod:`.tables`, its claims :mod:`.claims`.
+:mod:`~reproducer.papers.consensus.tables`, its claims :mod:`~reproducer.papers.consensus.claims`.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ held-out reconstruction, the decoder's attention, the untrained starting point, 
 variants.
 
 The loss and the model are in :mod:`reproducer.papers.mean_max_aae.objective`; the tables and figures in
-:mod:`.tables`, the claims in :mod:`.claims`. Here:
+:mod:`~reproducer.papers.mean_max_aae.tables`, the claims in :mod:`~reproducer.papers.mean_max_aae.claims`. Here:
 
 - :class:`AutoencoderModels` — the Table 3 variants by name, each a unit (trained or reloaded, scored, cached);
 - :class:`AutoencoderData` — the fixed word vectors, vocabulary and corpus ids of

@@ -9,7 +9,8 @@
   :func:`figure2`);
 - the timing study (:func:`timing`, repeated for its noise) and chapter 06's hardware rows (:func:`timing_rows`).
 
-The claims are :mod:`.claims`; the models, :mod:`.chapter`.
+The claims are :mod:`~reproducer.papers.mean_max_aae.claims`; the models,
+:mod:`~reproducer.papers.mean_max_aae.chapter`.
 """
 from __future__ import annotations
 
