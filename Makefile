@@ -7,7 +7,8 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+# the stamp lives beside the interpreter it stamps: `make BIN=<another venv>/bin ...` installs into and stamps that one
+STAMP   = $(BIN)/../.installed
 
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 OFFLINE  := book/_offline
@@ -27,7 +28,7 @@ help:
 	@echo "make gpu-dry-run the same plan at smoke sizes on the CPU (about 2 minutes)"
 
 $(STAMP): requirements.txt pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(BIN)/..
 	$(BIN)/python -m pip install -r requirements.txt
 	touch $(STAMP)
 

@@ -17,6 +17,7 @@ committed notebooks (:func:`check_outputs`, :func:`check_conventions`) and smoke
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import math
 import os
@@ -29,7 +30,7 @@ from reproducer.errors import ReproducerError
 from reproducer.files import write_json
 from reproducer.log import log_to, logger
 from reproducer.plot_style import set_style
-from reproducer.results_store import PRESETS, NotebookRun, result_key, results_root
+from reproducer.results_store import NOT_IN_KEY, PRESETS, NotebookRun, result_key, results_root
 
 _CHECKOUT = Path(__file__).resolve().parents[1]
 #: The types a parameter may be annotated with, by annotation.
@@ -159,6 +160,31 @@ def at_least_one(**parameters: int) -> None:
                                   "nothing to show.")
 
 
+#: What papermill can inject as a parameter (``-p``: a number, a string, a bool; ``-y``: also a list or a mapping).
+_INJECTABLE = (str, int, float, bool, list, dict, tuple, type(None))
+#: What IPython itself puts in a notebook's namespace (the input and output history).
+_KERNEL_NAMES = {"In", "Out"}
+
+
+def _undeclared(namespace: dict, declared: dict, path: Path) -> list[str]:
+    """The names papermill injected into ``namespace`` that the notebook at ``path`` does not declare: plain values
+    that no code cell of the notebook binds (so a kernel in which later cells already ran is not mistaken for one)."""
+    bound = set(declared)
+    for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # IPython magics: their cells bind nothing a parameter could be mistaken for
+            continue
+        bound |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        bound |= {a.asname or a.name.split(".")[0] for n in ast.walk(tree)
+                  if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return sorted(name for name, value in namespace.items() if not name.startswith("_") and name not in bound
+                  and name not in _KERNEL_NAMES and isinstance(value, _INJECTABLE))
+
+
 def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> NotebookRun:
     """Set up a notebook's execution from its parameters, as its set-up cell does: ``run = start("00_data",
     globals())``.
@@ -167,20 +193,29 @@ def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> 
     coerces each one's value in ``namespace`` to its declared type (:func:`coerce`: papermill's ``-p retrain false``
     becomes ``False``) and writes it back there for the cells that follow; sets the plot style; returns the run's
     results store (the ``seed`` is each model's, set by :func:`reproducer.fit.fit`). Parameters that differ from
-    their defaults (``retrain`` and ``preset`` aside) give the run its own results folder, listed in its
-    ``parameters.json``."""
+    their defaults give the run its own results folder, listed in its ``parameters.json`` — but ``preset`` (a folder
+    of its own already) and those that change no result (:data:`~reproducer.results_store.NOT_IN_KEY`: ``retrain``,
+    ``seeds``: raising ``seeds`` reuses the seeds computed and trains the new ones only). A name given to papermill
+    that the parameters cell does not declare (``-p sed 5``) is an error naming the close match: a typo would
+    otherwise run the book's experiment under the name of another."""
     path = Path(path) if path else notebook_path(notebook)
     where = f"{_shown(path)}'s parameters cell"
     declared, defaults = read_parameters(path), default_parameters(path)
     if "preset" not in declared:
         raise ReproducerError(f"{where}: declares no `preset`.")
+    unknown = _undeclared(namespace, declared, path)
+    if unknown:
+        name = unknown[0]
+        close = difflib.get_close_matches(name, declared, n=1)
+        raise ReproducerError(f"Unknown parameter {name!r} (-p {name} {namespace[name]!r}): {where} declares "
+                              f"{', '.join(declared)}" + (f"; did you mean {close[0]!r}?" if close else "."))
     values = {}
     for name, parameter in declared.items():
         if name not in namespace:
             raise ReproducerError(f"Parameter {name} is not defined: run {where} first.")
         values[name] = namespace[name] = coerce(parameter, namespace[name], where)
     changed = {name: value for name, value in values.items()
-               if name not in ("preset", "retrain") and value != defaults[name]}
+               if name != "preset" and name not in NOT_IN_KEY and value != defaults[name]}
     run = NotebookRun(notebook, values["preset"], values.get("seed", 0), values.get("retrain", False),
                       parameters={name: value for name, value in values.items() if name != "retrain"},
                       changed=changed, defaults=defaults)

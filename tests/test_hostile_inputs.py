@@ -440,3 +440,20 @@ def test_a_checkpoint_identity_is_read_without_loading_it(tmp_path):
     assert checkpoints.identity(tmp_path / "missing.pt") is None
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
     assert len(checkpoints.identity(tmp_path / "junk.pt")) == 64  # the bytes' own SHA-256
+
+
+# -- issue 65: make with another virtual environment ------------------------------------------------------------------
+
+def test_make_with_another_venv_stamps_that_venv(tmp_path):
+    """``make BIN=<venv>/bin gpu-pack`` installed into that venv, then failed at ``touch .venv/.installed`` (the stamp
+    ignored ``BIN``): the stamp now lives beside the interpreter it stamps."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    plan = subprocess.run(["make", "-n", "-B", f"BIN={tmp_path}/venv/bin", "setup"], cwd=root, capture_output=True,
+                          text=True, timeout=60)
+    assert plan.returncode == 0, plan.stderr
+    lines = plan.stdout.splitlines()
+    assert f"touch {tmp_path}/venv/bin/../.installed" in lines, lines
+    assert any(line.endswith(f"-m venv {tmp_path}/venv/bin/..") for line in lines), lines
+    assert not any(".venv" in line for line in lines), lines

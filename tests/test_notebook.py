@@ -379,3 +379,35 @@ def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
                 inline += [found] if any(isinstance(o.get("gold"), list) for o in outcomes) else []
     assert not gzipped, f"store these as xz (python scripts/compress_results.py): {gzipped[:5]}"
     assert not inline, f"share their gold scores (python scripts/share_gold.py): {inline[:5]}"
+
+
+def test_an_undeclared_parameter_is_an_error_naming_the_close_match(results, tmp_path):
+    """Issue 65: papermill injects any ``-p`` name; one the parameters cell does not declare (a typo) was ignored and
+    the run reused the book's results under the experiment's name."""
+    nb = _notebook(GOOD + "seeds: int = 3  # training seeds\n", setup=SETUP + "table = run.dir\nfor row in []:\n    pass\n")
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    with pytest.raises(ReproducerError, match="Unknown parameter 'sed' \\(-p sed 5\\).*declares preset, seed, seeds; "
+                                              "did you mean 'seed'"):
+        start("nb", {"preset": "smoke", "seed": 0, "seeds": 3, "sed": 5}, path=tmp_path / "nb.ipynb")
+    with pytest.raises(ReproducerError, match="Unknown parameter 'epochs'.*declares preset, seed, seeds\\.$"):
+        start("nb", {"preset": "smoke", "seed": 0, "seeds": 3, "epochs": "two"}, path=tmp_path / "nb.ipynb")
+    # a kernel whose later cells ran already (a student re-running the set-up cell) holds their names: not parameters
+    kernel = {"preset": "smoke", "seed": 0, "seeds": 3, "table": "x", "row": 1, "start": start, "In": [], "_": 3}
+    assert start("nb", kernel, path=tmp_path / "nb.ipynb").seed == 0
+
+
+def test_raising_seeds_reuses_the_seeds_already_computed(results, tmp_path):
+    """Issue 65: ``seeds`` changes no result (NOT_IN_KEY), yet a non-default value moved the run and every seed to
+    folders of their own (``smoke+seeds=2``, ``smoke+seed=1,seeds=2``): raising it trained every seed again."""
+    nbformat.write(_notebook(GOOD + "seeds: int = 3  # training seeds\n"), tmp_path / "nb.ipynb")
+
+    def execute(seeds: int) -> list[int]:
+        run, trained = start("nb", {"preset": "smoke", "seed": 0, "seeds": seeds}, path=tmp_path / "nb.ipynb"), []
+        for k in range(seeds):
+            model = run if k == 0 else run.sibling(seed=k)
+            model.json("model", lambda k=k: trained.append(k) or {"seed": k})
+        return trained
+
+    assert execute(2) == [0, 1]
+    assert execute(3) == [2]  # only the new seed
+    assert sorted(p.name for p in (results / "nb").iterdir()) == ["smoke", "smoke+seed=1", "smoke+seed=2"]
