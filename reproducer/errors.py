@@ -39,6 +39,11 @@ class NotCachedError(DataError):
     """A dataset is needed but not in the local cache, and fetching it needs the user's say-so."""
 
 
+class DamagedResultError(ReproducerError):
+    """A stored result that cannot be trusted (its shared gold scores missing or changed): the results cache computes
+    it again."""
+
+
 class ReproducerWarning(UserWarning):
     """Base class of the warnings this library gives: the run goes on, but its numbers may mean little."""
 

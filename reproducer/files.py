@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from reproducer.errors import ReproducerError
+from reproducer.errors import DamagedResultError, ReproducerError
 
 STALE_PART_SECONDS = 3600  # a temporary file untouched this long has lost its writer (writers touch it each chunk)
 
@@ -249,12 +249,14 @@ def restore_gold(obj: Any, folder: str | Path) -> Any:
             return outcome
         found = stored_json(folder / f"{name}.json")
         if found is None:
-            raise ReproducerError(f"{folder / name}.json is missing: the gold scores a result in {folder.parent} "
-                                  "shares (git checkout the folder, or compute the result again).")
+            raise DamagedResultError(f"{folder / name}.json is missing: the gold scores a result in {folder.parent} "
+                                     "shares (git checkout the folder; executing its notebook computes that result "
+                                     "again, nothing else).")
         shared = json.loads(stored_text(found))
         if _gold_name(_canonical(shared)) != name:
-            raise ReproducerError(f"{found} changed after it was written (its SHA-256 does not match its name): the "
-                                  "gold scores of the results that share it cannot be trusted; compute them again.")
+            raise DamagedResultError(f"{found} changed after it was written (its SHA-256 does not match its name): the "
+                                     "gold scores of the results that share it cannot be trusted; executing their "
+                                     "notebook computes those results again, nothing else.")
         return {**{k: v for k, v in outcome.items() if k != "gold"}, **shared}
 
     return _walk_items(obj, change)
@@ -282,3 +284,45 @@ def write_result(path: str | Path, text: str, *, compress_above: int | None = No
         if stale != target:
             stale.unlink(missing_ok=True)
     return target
+
+
+#: The locks this process holds (:func:`exclusive`), by resolved path.
+_HELD: set[str] = set()
+
+
+@contextmanager
+def exclusive(path: str | Path, what: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (a lock file, made if missing, or an existing folder; ``fcntl.flock``,
+    released when the block ends or the process dies, also when it is killed) while the block runs;
+    :class:`ReproducerError` at once when another process holds it (``what`` it is doing: ``"training uni-QT into
+    results/..."``). A lock this process holds already is held again at no cost (re-entrant). Where ``fcntl`` is
+    missing (Windows), nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path = Path(path)
+    held = str(path.resolve())
+    if held in _HELD:  # this process holds it already (the train command, then the fit it calls)
+        yield
+        return
+    if path.is_dir():
+        handle = os.open(path, os.O_RDONLY)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ReproducerError(f"Another run is {what} right now (it holds {path}): wait for it, or give this one "
+                                  "another --out.") from None
+        _HELD.add(held)
+        try:
+            yield
+        finally:
+            _HELD.discard(held)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    finally:
+        os.close(handle)

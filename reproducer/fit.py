@@ -15,12 +15,14 @@ import contextlib
 import contextvars
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import torch
 
 from reproducer.errors import ReproducerError
+from reproducer.files import exclusive
 from reproducer.runtime import default_device, seed_everything
 from reproducer.train import Preset, TrainLog, restore_rng, rng_state, train
 
@@ -150,6 +152,18 @@ def _set_random_state(state: tuple) -> None:
     restore_rng(state[2])
 
 
+def _checkpoint_lock(checkpoint, label: str):
+    """The lock of a run that trains into ``checkpoint`` (``<checkpoint>.lock``, :func:`~reproducer.files.exclusive`):
+    a notebook and ``python -m reproducer train`` (which takes the same lock) never train into one checkpoint at once.
+    None without a checkpoint, and in the processes of a distributed run but the first (the first holds it)."""
+    import torch.distributed as dist
+
+    if checkpoint is None or (dist.is_available() and dist.is_initialized() and dist.get_rank() != 0):
+        return contextlib.nullcontext()
+    path = Path(checkpoint)
+    return exclusive(path.with_name(path.name + ".lock"), f"training {label} into {path.parent}")
+
+
 def fit(objective: Objective, variant, preset: Preset, data, *, checkpoint=None,
         evaluate: Callable[[Fitted, int], dict] | None = None, seed: int = 0, device=None, progress: bool = True,
         **options) -> Fitted:
@@ -172,8 +186,9 @@ def fit(objective: Objective, variant, preset: Preset, data, *, checkpoint=None,
         fitted.log = TrainLog()
     else:
         _set_random_state(seeded)
-        fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
-                           progress=progress, desc=objective.label(variant), settings=preset.identity(),
-                           evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
+        with _checkpoint_lock(checkpoint, objective.label(variant)):
+            fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
+                               progress=progress, desc=objective.label(variant), settings=preset.identity(),
+                               evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
     fitted.log.parameters = sum(p.numel() for p in module.parameters() if p.requires_grad)
     return fitted

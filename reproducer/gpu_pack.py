@@ -31,8 +31,10 @@ import lzma
 import tarfile
 import time
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -47,6 +49,36 @@ PACK_VERSION = 2  # 2: the strongest xz preset (the same arrays, 1.2 MB smaller)
 SCALES = {"smoke": {"max_books": 3, "word_dim": 32}, "paper": {"max_books": None, "word_dim": 300}}
 #: The evaluation datasets a run scores on: the tasks of Logeswaran & Lee's Table 1 read ``senteval`` only.
 DATASETS = ("senteval",)
+
+
+#: The files a pack holds besides ``meta.json`` (:func:`build_pack` writes these and nothing else).
+PACK_FILES = ("corpus.npz.xz", "vocab.txt.xz", "pairs.json.xz", "data.tar.xz", "site/nltk.zip")
+
+
+def _files(folder: Path) -> list[str]:
+    """Every file under ``folder`` but ``meta.json``, as paths relative to it."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != "meta.json")
+
+
+def read_meta(folder: str | Path) -> dict:
+    """A pack's ``meta.json``: :class:`ReproducerError` when it is missing or damaged (not JSON, not an object, without
+    its ``files``, ``scale`` or ``version``), saying how to build the pack again."""
+    path = Path(folder) / "meta.json"
+    if not path.is_file():
+        raise ReproducerError(f"{path.parent} is not a GPU pack (no meta.json): build it with `make gpu-pack` "
+                              "(python -m reproducer gpu pack).")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        meta, problem = None, f"not JSON: {e}"
+    else:
+        problem = ("not a JSON object" if not isinstance(meta, dict) else
+                   "no file list" if not isinstance(meta.get("files"), dict) else
+                   "no scale or version" if not {"scale", "version"} <= set(meta) else None)
+    if problem:
+        raise ReproducerError(f"{path} is damaged ({problem}): build the pack again with `python -m reproducer gpu "
+                              "pack --rebuild` (make gpu-pack).")
+    return meta
 
 
 def _write_xz(path: Path, data: bytes) -> None:
@@ -118,6 +150,12 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     t0 = time.perf_counter()
     say = print if progress else (lambda *a, **k: None)
     out.mkdir(parents=True, exist_ok=True)
+    for part in out.rglob(".*.part"):  # a killed build's unfinished files
+        part.unlink()
+    foreign = [rel for rel in _files(out) if rel not in PACK_FILES]
+    if foreign:
+        raise ReproducerError(f"{out} holds files that are not a pack's ({', '.join(foreign)}): they would travel with "
+                              "it and count against its size. Give --out an empty folder, or remove them.")
     (out / "meta.json").unlink(missing_ok=True)  # an unfinished pack has no meta.json: Pack() refuses it
     settings = SCALES[scale]
     config = CorpusConfig(max_books=settings["max_books"])
@@ -138,7 +176,7 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     _data_tar(out / "data.tar.xz", DATASETS)
     (out / "site").mkdir(exist_ok=True)
     _nltk_zip(out / "site" / "nltk.zip")
-    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "meta.json")
+    files = sorted(PACK_FILES)
     meta = {"version": PACK_VERSION, "scale": scale, **settings, "words": len(vocab),
             "train_sentences": int(len(arrays["train_lengths"])), "train_tokens": int(len(arrays["train_ids"])),
             "valid_sentences": int(len(arrays["valid_lengths"])), "keep_tokens": KEEP_TOKENS,
@@ -160,39 +198,56 @@ class Pack:
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
-        meta = self.folder / "meta.json"
-        if not meta.is_file():
-            raise ReproducerError(f"{self.folder} is not a GPU pack (no meta.json): build it with `make gpu-pack` "
-                                  "(python -m reproducer gpu pack).")
-        self.meta = json.loads(meta.read_text(encoding="utf-8"))
+        self.meta = read_meta(self.folder)
         for name, digest in self.meta["files"].items():
             path = self.folder / name
             if not path.is_file() or sha256_file(path) != digest:
                 raise ReproducerError(f"{path} is missing or changed since the pack was built; build it again with "
                                       "`make gpu-pack`.")
+        unlisted = sorted(rel for rel in _files(self.folder) if rel not in self.meta["files"])
+        if unlisted:
+            raise ReproducerError(f"{self.folder} holds files its meta.json does not list ({', '.join(unlisted)}): a "
+                                  "pack runs only what it lists. Remove them, or build it again with `python -m "
+                                  "reproducer gpu pack --rebuild`.")
         self._arrays: dict | None = None
         self._words: list[str] | None = None
 
     # ---- what the GPU machine lacks: the tokenizer's package and the evaluation data ----
 
-    def install(self, where: str | Path) -> Path:
-        """Unpack the pack's Python packages and data cache under ``where``; put the packages on ``sys.path`` and
-        point the data registry at the unpacked cache (``REPRODUCER_DATA_DIR``). Returns the cache folder."""
+    @contextmanager
+    def installed(self, where: str | Path) -> Iterator[Path]:
+        """Within this block the pack's listed Python packages and data cache are unpacked under ``where``, the
+        packages first on ``sys.path`` and the data registry pointed at the unpacked cache (``REPRODUCER_DATA_DIR``);
+        both are as before afterwards. Yields the cache folder."""
         import os
         import sys
 
         where = Path(where)
         site, cache = where / "site", where / "data"
-        for archive in sorted((self.folder / "site").glob("*.zip")):
-            with zipfile.ZipFile(archive) as zf:
+        for name in sorted(n for n in self.meta["files"] if n.startswith("site/") and n.endswith(".zip")):
+            with zipfile.ZipFile(self.folder / name) as zf:
                 zf.extractall(site)
-        with tarfile.open(self.folder / "data.tar.xz") as tar:
-            tar.extractall(cache, filter="data")
-        if str(site) not in sys.path:
-            sys.path.insert(0, str(site))
+        try:
+            with tarfile.open(self.folder / "data.tar.xz") as tar:
+                tar.extractall(cache, filter="data")
+        except tarfile.FilterError as e:
+            raise ReproducerError(f"{self.folder / 'data.tar.xz'} holds an entry that would land outside its folder "
+                                  f"({e}): build the pack again with `python -m reproducer gpu pack --rebuild`."
+                                  ) from None
+        saved = {k: os.environ.get(k) for k in ("REPRODUCER_DATA_DIR", "REPRODUCER_DATA_MIRROR")}
+        sys.path.insert(0, str(site))
         os.environ["REPRODUCER_DATA_DIR"] = str(cache)
         os.environ.pop("REPRODUCER_DATA_MIRROR", None)
-        return cache
+        try:
+            yield cache
+        finally:
+            if str(site) in sys.path:
+                sys.path.remove(str(site))
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
     # ---- the corpus ----
 

@@ -77,7 +77,9 @@ class _Stages:
         return result
 
     def save(self) -> None:
+        """``plan.json`` and ``summary.md`` as they stand (``complete`` false until the last stage ends)."""
         write_json(self.out / "plan.json", self.record, compress_above=COMPRESS_ABOVE)
+        write_text(self.out / "summary.md", summary(self.record))
 
     def say(self, text: str) -> None:
         if self.progress:
@@ -196,6 +198,10 @@ def summary(record: dict) -> str:
     lines.append(f"# GPU plan `{record['plan']['name']}` — {record['started']}")
     lines.append(f"{env.get('gpu', env['device'])}, torch {env['torch']} (CUDA {env.get('cuda')}), Python "
                  f"{env['python']}; {record.get('wall_seconds', 0):.0f} s wall in all")
+    if not record.get("complete", True):
+        done = ", ".join(record["stages"]) or "none"
+        lines.append(f"\n**Incomplete**: this run stopped before its end (cut off, or still running); stages "
+                     f"recorded: {done}.")
     lines.append("")
     lines += [f"- {name}: {s['status']} ({s['seconds']:.0f} s)" for name, s in record["stages"].items()]
     check = record.get("cuda_check")
@@ -220,11 +226,48 @@ def summary(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def warn_if_cpu(plan: Plan, device) -> None:
+    """A warning when a plan sized for a GPU (``paper``) is asked to run on a CPU (``train`` warns alike)."""
+    if plan.name != "smoke" and device.type == "cpu":
+        import warnings
+
+        from reproducer.errors import ReproducerWarning
+
+        warnings.warn(f"the {plan.name} plan on a CPU: its stages are sized for a GPU (about "
+                      f"{plan.estimate_seconds(7) / 60:.0f} minutes there, far longer here); the smoke plan (--plan "
+                      "smoke) is the CPU's dry run.", ReproducerWarning, stacklevel=3)
+
+
+#: What a run of the plan writes into its folder (JSON possibly compressed): nothing else may be there.
+PLAN_FILES = re.compile(r"(plan\.json|summary\.md|cuda_check\.txt|[^/]+\.eval\.json)(\.gz|\.xz)?")
+
+
+def _clear_previous(out: Path) -> list[str]:
+    """Remove what an earlier run of the plan wrote into ``out`` (so a run cut off this time is never mixed with the
+    last one's files); :class:`ReproducerError` before any work when ``out`` holds files the plan does not write.
+    Returns the removed names."""
+    files = [p for p in out.rglob("*") if p.is_file()]
+    foreign = sorted(p.relative_to(out).as_posix() for p in files if p.parent != out or not (
+        PLAN_FILES.fullmatch(p.name) or (p.name.startswith(".") and p.name.endswith(".part"))))  # a killed write
+    if foreign:
+        raise ReproducerError(f"{out} holds files the GPU plan does not write ({', '.join(foreign)}): give --out an "
+                              "empty folder (its files are what a device call brings back, at most 8).")
+    for path in files:
+        path.unlink()
+    return sorted(p.name for p in files)
+
+
 def run(pack_dir: str | Path, out: str | Path, plan: str | Plan = "paper", *, device: str | None = None,
         check: bool = True, progress: bool = True) -> dict:
     """Run the plan from the pack in ``pack_dir`` into ``out`` (see the module docstring); returns the record that
-    ``plan.json`` holds. ``device``: cuda when available (the plan's point), or cpu (the dry run)."""
+    ``plan.json`` holds. ``device``: cuda when available (the plan's point), or cpu (the dry run).
+
+    ``out`` holds this run only: what an earlier run wrote there is removed first, and ``plan.json`` and
+    ``summary.md`` are rewritten after every stage with ``complete: false`` until the last one ends (a run cut off by
+    its time limit says so). Two runs into one ``out`` are refused; the unpacked pack lives in a temporary folder
+    removed at the end."""
     from reproducer.bench import family_objectives
+    from reproducer.files import exclusive
     from reproducer.gpu_pack import Pack
     from reproducer.runtime import default_device
 
@@ -238,29 +281,36 @@ def run(pack_dir: str | Path, out: str | Path, plan: str | Plan = "paper", *, de
         raise ReproducerError(f"The plan {plan.name!r} reads a {plan.pack_scale!r} pack; {pack_dir} is "
                               f"{pack.meta['scale']!r}. Build it with: python -m reproducer gpu pack --scale "
                               f"{plan.pack_scale}")
-    work = Path(tempfile.mkdtemp(prefix="reproducer-gpu-"))
-    pack.install(work)
-    record = {"plan": dataclasses.asdict(plan), "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-              "environment": environment(device), "pack": {k: v for k, v in pack.meta.items() if k != "files"},
-              "estimate_seconds": plan.estimate_seconds(len(family_objectives())), "stages": {}}
-    stages = _Stages(out, record, progress)
-    stages.say(f"GPU plan {plan.name} on {record['environment'].get('gpu', device)}: estimated "
-               f"{record['estimate_seconds'] / 60:.1f} minutes")
-    if check:
-        record["cuda_check"] = stages.run("cuda check", lambda: cuda_check(out / "cuda_check.txt", device,
-                                                                            plan.check_timeout, work / "site"))
-    record["bench"] = stages.run("bench", lambda: bench(plan, pack, device, stages.say))
-    record["models"] = []
-    for name in plan.models:
-        trained = stages.run(f"train {name}", lambda: train_and_score(name, plan, pack, device, out, stages.say))
-        if trained:
-            record["models"].append(trained)
-    record["wall_seconds"] = time.perf_counter() - start
-    stages.save()
-    text = summary(record)
-    write_text(out / "summary.md", text)
+    warn_if_cpu(plan, device)
+    lock = exclusive(out, f"running the GPU plan into {out}")
+    with lock, tempfile.TemporaryDirectory(prefix="reproducer-gpu-") as tmp:
+        removed = _clear_previous(out)
+        work = Path(tmp)
+        with pack.installed(work):
+            record = {"plan": dataclasses.asdict(plan), "started": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                      "complete": False, "environment": environment(device),
+                      "pack": {k: v for k, v in pack.meta.items() if k != "files"},
+                      "estimate_seconds": plan.estimate_seconds(len(family_objectives())), "stages": {},
+                      "replaced": removed}
+            stages = _Stages(out, record, progress)
+            stages.save()
+            stages.say(f"GPU plan {plan.name} on {record['environment'].get('gpu', device)}: estimated "
+                       f"{record['estimate_seconds'] / 60:.1f} minutes")
+            if check:
+                record["cuda_check"] = stages.run("cuda check", lambda: cuda_check(
+                    out / "cuda_check.txt", device, plan.check_timeout, work / "site"))
+            record["bench"] = stages.run("bench", lambda: bench(plan, pack, device, stages.say))
+            record["models"] = []
+            for name in plan.models:
+                trained = stages.run(f"train {name}",
+                                     lambda: train_and_score(name, plan, pack, device, out, stages.say))
+                if trained:
+                    record["models"].append(trained)
+            record["wall_seconds"] = time.perf_counter() - start
+            record["complete"] = True
+            stages.save()
     if progress:
-        print(text, flush=True)
+        print(summary(record), flush=True)
     return record
 
 

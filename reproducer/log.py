@@ -39,14 +39,24 @@ def progress_bar(iterable=None, *, disable: bool = False, **options) -> tqdm:
     return tqdm(iterable, disable=disable or quiet(), **options)
 
 
+def _appendable(path: Path) -> bool:
+    """Whether ``path`` can be appended to (its folder made if missing): a read-only results folder cannot."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8"):
+            return True
+    except OSError:
+        return False
+
+
 def log_to(log_file: str | Path | None = None) -> None:
-    """Send :data:`logger`'s lines to ``log_file`` when :func:`quiet` (appended), else to standard output (the
-    notebook's output), replacing what an earlier call set up (a notebook cell run twice logs once)."""
+    """Send :data:`logger`'s lines to ``log_file`` when :func:`quiet` (appended; nowhere when it cannot be written,
+    e.g. a read-only results folder), else to standard output (the notebook's output), replacing what an earlier
+    call set up (a notebook cell run twice logs once)."""
     for handler in [h for h in logger.handlers if h.get_name() == _HANDLER]:
         logger.removeHandler(handler)
         handler.close()
-    if quiet() and log_file is not None:
-        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+    if quiet() and log_file is not None and _appendable(Path(log_file)):
         handler = logging.FileHandler(log_file, encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     elif quiet():

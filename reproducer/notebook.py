@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from reproducer.errors import ReproducerError
-from reproducer.files import write_json
 from reproducer.log import log_to, logger
 from reproducer.plot_style import set_style
 from reproducer.results_store import NOT_IN_KEY, PRESETS, NotebookRun, result_key, results_root
@@ -220,7 +219,7 @@ def start(notebook: str, namespace: dict, *, path: str | Path | None = None) -> 
                       parameters={name: value for name, value in values.items() if name != "retrain"},
                       changed=changed, defaults=defaults)
     if changed:
-        write_json(run.path("parameters.json"), changed)
+        run.record("parameters", changed)
     set_style()
     header = (f"{notebook}: preset={run.preset} seed={run.seed} retrain={run.retrain} "
               f"results={run.dir.relative_to(results_root().parent).as_posix()}")

@@ -27,9 +27,9 @@ from typing import Any, Callable
 import pandas as pd
 
 from reproducer.checkpoints import identity
-from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.files import (COMPRESS_ABOVE, atomic_path, read_json, restore_gold, sha256_file, share_gold,
-                              stored_json, stored_text, write_json, write_result)
+from reproducer.errors import DamagedResultError, ReproducerError, ReproducerWarning
+from reproducer.files import (COMPRESS_ABOVE, COMPRESSED, atomic_path, read_json, restore_gold, sha256_file,
+                              share_gold, stored_json, stored_text, write_json, write_result)
 from reproducer.log import logger
 from reproducer.plot_style import readable_figure
 
@@ -379,7 +379,7 @@ class NotebookRun:
         run = NotebookRun(self.notebook, preset, seed, self.retrain, parameters=parameters, changed=changed,
                           defaults=self.defaults)
         if changed:
-            write_json(run.path("parameters.json"), changed)
+            run.record("parameters", changed)
         return run
 
     @property
@@ -421,6 +421,11 @@ class NotebookRun:
     def _cached(self, path: Path, compute: Callable[[], Any], load: Callable[[Path], Any],
                 save: Callable[[Path, Any], None]) -> Any:
         file, shown, key = path.relative_to(self.dir).as_posix(), path.relative_to(results_root().parent), self.key
+        folders = [p for p in (path, *(path.with_name(path.name + s) for s in COMPRESSED), self.dir / KEY_FILE)
+                   if p.is_dir()]
+        if folders:  # found before computing: writing over a folder fails after the work
+            raise ReproducerError(f"{folders[0]} is a folder where a results file belongs: remove it (what it stood "
+                                  "for is then computed again).")
         why = None
         if stored_json(path) is not None and not self.retrain:
             manifest = read_keys(self.dir)
@@ -433,6 +438,8 @@ class NotebookRun:
                     return value
                 except (ValueError, OSError, EOFError, lzma.LZMAError) as e:  # truncated JSON, CSV, xz or gzip: again
                     why = f"the stored file is damaged ({type(e).__name__})"
+                except DamagedResultError as e:  # its shared gold scores are missing or changed
+                    why = f"its gold scores cannot be trusted ({str(e).split(':')[0]})"
         t0 = time.perf_counter()
         _USING.append(set())
         try:
@@ -474,9 +481,18 @@ class NotebookRun:
         return value
 
     def record(self, name: str, obj: Any) -> Path:
-        """Always write ``<name>.json`` (e.g. a table the notebook rebuilds on every execution); no key is recorded:
-        it is never reused."""
-        return write_json(self.path(f"{name}.json"), obj, compress_above=COMPRESS_ABOVE)
+        """Write ``<name>.json`` (e.g. a table the notebook rebuilds on every execution); no key is recorded: it is
+        never reused. A file that holds ``obj`` already is left as it is, so re-executing a notebook whose results are
+        all stored writes nothing (its results folder may be read-only)."""
+        path = self.path(f"{name}.json")
+        found = stored_json(path)
+        if found is not None:
+            try:
+                if read_json(path) == json.loads(json.dumps(obj, ensure_ascii=False)):
+                    return found
+            except (OSError, ValueError, TypeError):  # unreadable, or not JSON: written below
+                pass
+        return write_json(path, obj, compress_above=COMPRESS_ABOVE)
 
     def earlier_path(self, chapter: str, file: str, *, same_seed: bool = False) -> Path:
         """Where an earlier ``chapter`` keeps ``file``: ``results/<chapter>/<this preset>/<file>`` (its main run), or

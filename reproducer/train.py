@@ -268,6 +268,13 @@ def _check_resume(path: Path, state: dict, identity: dict, config: TrainConfig) 
     """Refuse to resume ``state`` (read from ``path``) under another identity, or under a smaller budget than the
     checkpoint has already trained past; extending the budget is allowed."""
     fix = f"Delete {path} to train from scratch with the new settings, or restore the old ones."
+    if isinstance(state, dict) and str(state.get("format", "")).startswith("reproducer-encoder"):
+        raise ReproducerError(f"{path} is an encoder bundle (what a trained model's save() writes), not a training "
+                              "checkpoint: give the run's .train.pt file, or another --out.")
+    missing = [k for k in ("model", "optimizer", "log", "config") if not isinstance(state, dict) or k not in state]
+    if missing:
+        raise ReproducerError(f"{path} is not a training checkpoint of reproducer (it has no {', '.join(missing)}). "
+                              f"Delete it to train from scratch.")
     if "identity" in state:
         differences = _differences(state["identity"], identity)
         if differences:

@@ -24,7 +24,7 @@ import warnings
 from pathlib import Path
 
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.files import check_writable, write_json
+from reproducer.files import check_writable, exclusive, write_json
 from reproducer.papers.registry import family, model
 from reproducer.results_store import RunSpec, model_files
 from reproducer.papers.registry import preset as preset_of
@@ -47,29 +47,6 @@ def _distributed(device: str | None):
         torch.cuda.set_device(chosen)
     dist.init_process_group(backend="nccl" if chosen.type == "cuda" else "gloo")
     return chosen
-
-
-@contextlib.contextmanager
-def exclusive(path: Path, what: str):
-    """Hold an exclusive lock on ``path`` (``fcntl.flock``, released when the process ends, also when it is killed)
-    while the block runs; :class:`ReproducerError` at once when another process holds it. Where ``fcntl`` is missing
-    (Windows), nothing is locked."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ReproducerError(f"Another run is training {what} right now (it holds {path}): wait for it, or give "
-                                  "this one another --out.") from None
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _budget(settings) -> str:
@@ -110,7 +87,8 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
 
         evaluate = curve_scores(eval_tasks, settings.eval_config)
     t0 = time.perf_counter()
-    lock = exclusive(files["train"].with_name(files["train"].name + ".lock"), f"{name} into {files['train'].parent}") \
+    lock = exclusive(files["train"].with_name(files["train"].name + ".lock"),
+                     f"training {name} into {files['train'].parent}") \
         if rank == 0 else contextlib.nullcontext()
     with lock:  # two runs on one --out would overwrite each other's checkpoint, bundle and log
         fitted = fam.fit(entry.variant, settings, fam.training_data(entry.variant, settings), checkpoint=files["train"],

@@ -120,14 +120,18 @@ def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
     for name in MISSING_THERE:
         (blocked / name).mkdir(parents=True)
         (blocked / name / "__init__.py").write_text(f"raise ImportError('{name} is not on the GPU machine')\n")
-    out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocked), str(ROOT)]), "PYTHONUNBUFFERED": "1"}
+    out, scratch = tmp_path / "out", tmp_path / "scratch"
+    scratch.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocked), str(ROOT)]), "PYTHONUNBUFFERED": "1",
+           "TMPDIR": str(scratch)}
     done = subprocess.run([sys.executable, "-m", "reproducer", "gpu", "run", "--plan", "smoke", "--pack",
                            str(smoke_pack), "--out", str(out), "--device", "cpu"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     record = read_json(out / "plan.json")
     assert all(stage["status"] == "ok" for stage in record["stages"].values()), record["stages"]
+    assert record["complete"] is True and "Incomplete" not in (out / "summary.md").read_text()
+    assert not list(scratch.iterdir())  # the unpacked pack (about 22 MB) is removed at the end
     assert record["cuda_check"]["passed"] >= 6 and record["cuda_check"]["failed"] == 0
     bench = record["bench"]
     assert {r["objective"] for r in bench} == set(family_objectives())  # every paper's bench declaration
@@ -172,13 +176,21 @@ def _the_book_reads_it(out: Path, root: Path) -> None:
 
 
 def test_a_failing_stage_is_recorded_and_the_plan_goes_on(tmp_path):
-    record = {"stages": {}}
+    record = {"plan": {"name": "smoke"}, "started": "today", "complete": False, "stages": {},
+              "environment": {"device": "cpu", "torch": "2", "python": "3.11"}}
     stages = _Stages(tmp_path, record, progress=False)
     assert stages.run("broken", lambda: 1 / 0) is None
     assert stages.run("fine", lambda: 42) == 42
     saved = json.loads((tmp_path / "plan.json").read_text())
     assert saved["stages"]["broken"]["status"].startswith("failed: ZeroDivisionError")
     assert saved["stages"]["fine"]["status"] == "ok" and "ZeroDivisionError" in saved["errors"]["broken"]
+    # until its last stage ends, a run says it is incomplete (a run cut off by its time limit keeps saying so)
+    assert saved["complete"] is False
+    text = (tmp_path / "summary.md").read_text()
+    assert "**Incomplete**" in text and "stages recorded: broken, fine" in text
+    record["complete"] = True
+    stages.save()
+    assert "Incomplete" not in (tmp_path / "summary.md").read_text()
 
 
 def test_returnable_output_is_checked(tmp_path):
@@ -221,3 +233,140 @@ def test_the_repository_and_the_pack_travel_with_a_device_call():
     pack = Pack(_real_pack()).meta["bytes"]
     assert tree + pack <= TRAVEL_BYTES, (f"tracked files {tree / 2**20:.1f} MiB + pack {pack / 2**20:.1f} MiB > "
                                          f"{TRAVEL_BYTES / 2**20:.0f} MiB")
+
+
+# -- issue 65: what the plan's files, the pack and a second run may not do -----------------------------------------------
+
+def _copy(pack: Path, where: Path) -> Path:
+    import shutil
+
+    shutil.copytree(pack, where)
+    return where
+
+
+def _relist(pack: Path) -> None:
+    """Record the files of ``pack`` as they now are in its meta.json (a pack someone tampered with consistently)."""
+    from reproducer.files import sha256_file
+
+    meta = json.loads((pack / "meta.json").read_text())
+    meta["files"] = {p.relative_to(pack).as_posix(): sha256_file(p) for p in sorted(pack.rglob("*"))
+                     if p.is_file() and p.name != "meta.json"}
+    (pack / "meta.json").write_text(json.dumps(meta))
+
+
+def test_a_pack_runs_only_what_it_lists(smoke_pack, tmp_path):
+    """An added ``site/zz_extra.zip`` holding ``nltk/__init__.py`` passed the check and ran on ``import nltk``: a file
+    meta.json does not list is refused, and only the listed archives are unpacked."""
+    import os
+    import sys
+    import zipfile
+
+    copy = _copy(smoke_pack, tmp_path / "pack")
+    with zipfile.ZipFile(copy / "site" / "zz_extra.zip", "w") as zf:
+        zf.writestr("nltk/__init__.py", "raise SystemExit('ran code the pack does not list')\n")
+    with pytest.raises(ReproducerError, match="does not list \\(site/zz_extra.zip\\): a pack runs only what it lists"):
+        Pack(copy)
+    (copy / "site" / "zz_extra.zip").unlink()
+    before = (list(sys.path), os.environ.get("REPRODUCER_DATA_DIR"))
+    with Pack(copy).installed(tmp_path / "work") as cache:
+        assert sorted(p.name for p in (tmp_path / "work" / "site").iterdir()) == ["nltk"]
+        assert os.environ["REPRODUCER_DATA_DIR"] == str(cache) and sys.path[0] == str(tmp_path / "work" / "site")
+    assert (list(sys.path), os.environ.get("REPRODUCER_DATA_DIR")) == before  # as it was
+
+
+def test_a_tar_entry_outside_the_pack_is_one_error(smoke_pack, tmp_path):
+    import io
+    import tarfile
+
+    copy = _copy(smoke_pack, tmp_path / "pack")
+    with tarfile.open(copy / "data.tar.xz", "w:xz") as tar:
+        info = tarfile.TarInfo("../escaped.txt")
+        info.size = 2
+        tar.addfile(info, io.BytesIO(b"hi"))
+    _relist(copy)
+    with pytest.raises(ReproducerError, match="would land outside its folder"):
+        with Pack(copy).installed(tmp_path / "work"):
+            pass
+    assert not (tmp_path / "escaped.txt").exists()
+
+
+@pytest.mark.parametrize("text, problem", [("{\"version\": 2, \"sca", "not JSON"), ("[1, 2]", "not a JSON object"),
+                                           ("{\"version\": 2, \"scale\": \"smoke\"}", "no file list"),
+                                           ("{\"files\": {}}", "no scale or version")])
+def test_a_damaged_meta_is_one_error(smoke_pack, tmp_path, text, problem):
+    """A truncated meta.json, a list, one without its files: tracebacks in ``gpu run``; now one line naming the fix."""
+    copy = _copy(smoke_pack, tmp_path / "pack")
+    (copy / "meta.json").write_text(text)
+    with pytest.raises(ReproducerError, match=f"meta.json is damaged \\({problem}.*gpu pack --rebuild"):
+        Pack(copy)
+    done = subprocess.run([sys.executable, "-m", "reproducer", "gpu", "run", "--plan", "smoke", "--pack", str(copy),
+                           "--out", str(tmp_path / "out"), "--device", "cpu"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "is damaged" in done.stderr, done.stderr
+
+
+@pytest.mark.slow
+def test_gpu_pack_rebuilds_a_damaged_pack_and_refuses_a_folder_of_other_files(smoke_pack, tmp_path):
+    copy = _copy(smoke_pack, tmp_path / "pack")
+    (copy / "meta.json").write_text("{\"vers")  # a build killed while writing it
+    (copy / ".corpus.npz.xz.abc.part").write_bytes(b"half")  # and a half-written file of a killed build
+    build_pack(copy, "smoke", progress=False)
+    assert Pack(copy).meta["scale"] == "smoke" and not list(copy.rglob("*.part"))
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("a user's file")
+    with pytest.raises(ReproducerError, match="holds files that are not a pack's \\(notes.txt\\)"):
+        build_pack(mine, "smoke", progress=False)
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]  # refused before any work
+
+
+def test_a_new_run_clears_its_previous_files_and_refuses_other_files(tmp_path):
+    """A run killed after its bench stage left the previous run's summary, CUDA log and scores beside its new
+    plan.json; a run now removes what an earlier run of the plan wrote (and a killed write) first, and refuses a
+    folder holding anything else."""
+    from reproducer.gpu_run import _clear_previous
+
+    out = tmp_path / "out"
+    out.mkdir()
+    old = ["plan.json", "summary.md", "cuda_check.txt", "uni-QT.eval.json.xz", ".plan.json.x1y2.part"]
+    for name in old:
+        (out / name).write_text("{}")
+    assert _clear_previous(out) == sorted(old) and not list(out.iterdir())
+    (out / "mine.csv").write_text("a,b")
+    (out / "plan.json").write_text("{}")
+    with pytest.raises(ReproducerError, match="holds files the GPU plan does not write \\(mine.csv\\)"):
+        _clear_previous(out)
+    assert sorted(p.name for p in out.iterdir()) == ["mine.csv", "plan.json"]  # nothing removed
+
+
+def test_two_gpu_runs_into_one_folder_are_refused(smoke_pack, tmp_path):
+    from reproducer.gpu_run import run
+
+    out = tmp_path / "out"
+    out.mkdir()
+    hold = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
+            "print('held', flush=True); time.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(ReproducerError, match="Another run is running the GPU plan into"):
+            run(smoke_pack, out, "smoke", device="cpu", check=False, progress=False)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not list(out.iterdir())
+
+
+def test_the_paper_plan_on_a_cpu_warns():
+    import torch
+
+    from reproducer.errors import ReproducerWarning
+    from reproducer.gpu_run import warn_if_cpu
+
+    with pytest.warns(ReproducerWarning, match="the paper plan on a CPU: its stages are sized for a GPU"):
+        warn_if_cpu(plan_of("paper"), torch.device("cpu"))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_if_cpu(plan_of("smoke"), torch.device("cpu"))  # the dry run: no warning

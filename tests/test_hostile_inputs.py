@@ -3,6 +3,7 @@ each ends in a clear error, a warning or a recomputation, never a traceback afte
 stale result or a wrong number. Each test failed before its fix."""
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 
@@ -206,12 +207,27 @@ def test_a_truncated_result_is_computed_again_saying_why(tmp_path, monkeypatch, 
     assert (again == {"score": 1.5, "n": 10}) if name == "metrics" else again["a"].tolist() == [1, 2]
 
 
+@contextlib.contextmanager
+def held_elsewhere(path):
+    """``path`` locked by another process (:func:`reproducer.files.exclusive`), as a first run holds it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    hold = ("import sys, time; from reproducer.files import exclusive\n"
+            "with exclusive(sys.argv[1], 'x'):\n    print('held', flush=True); time.sleep(120)")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_two_training_runs_on_one_folder_are_refused(tmp_path):
     """The second run fails at once, naming the folder; the first keeps its files."""
-    from reproducer.train_command import exclusive, train_model
+    from reproducer.train_command import train_model
 
     lock = tmp_path / "checkpoints" / "uni-QT.train.pt.lock"
-    with exclusive(lock, "uni-QT"):  # as a first run holds it
+    with held_elsewhere(lock):
         with pytest.raises(ReproducerError, match="Another run is training uni-QT into"):
             train_model("uni-QT", "smoke", out=tmp_path, progress=False)
     assert not (tmp_path / "checkpoints" / "uni-QT.train.pt").exists()
@@ -457,3 +473,154 @@ def test_make_with_another_venv_stamps_that_venv(tmp_path):
     assert f"touch {tmp_path}/venv/bin/../.installed" in lines, lines
     assert any(line.endswith(f"-m venv {tmp_path}/venv/bin/..") for line in lines), lines
     assert not any(".venv" in line for line in lines), lines
+
+
+# -- issue 65: a bundle where a checkpoint belongs, hand-made bundles ---------------------------------------------------
+
+def test_an_encoder_bundle_given_as_the_checkpoint_is_one_error(tmp_path):
+    """``train`` with an encoder bundle where its checkpoint goes raised ``KeyError: 'config'``."""
+    from reproducer.train_command import train_model
+
+    summary = train_model("uni-QT", "smoke", steps=2, out=tmp_path / "a", progress=False)
+    checkpoint = tmp_path / "b" / "checkpoints" / "uni-QT.train.pt"
+    checkpoint.parent.mkdir(parents=True)
+    checkpoint.write_bytes(open(summary["bundle"], "rb").read())
+    with pytest.raises(ReproducerError, match="is an encoder bundle .*not a training checkpoint"):
+        train_model("uni-QT", "smoke", steps=2, out=tmp_path / "b", progress=False)
+    from reproducer import checkpoints
+
+    checkpoints.save({"model": {}}, checkpoint)  # a torch file of another kind
+    with pytest.raises(ReproducerError, match="is not a training checkpoint of reproducer \\(it has no optimizer, log"):
+        train_model("uni-QT", "smoke", steps=2, out=tmp_path / "b", progress=False)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda b: b.pop("kind_module"), "has no kind_module"),
+    (lambda b: b.update(kind_module="reproducer.no_such_module"), "names the module 'reproducer.no_such_module', "
+                                                                  "which cannot be imported"),
+    (lambda b: b.pop("module"), "TokenEncoder bundle has no field 'module'"),
+])
+def test_a_hand_made_bundle_is_one_error(tmp_path, change, message):
+    from reproducer import checkpoints
+    from reproducer.encoders.bundles import load_encoder
+    from reproducer.train_command import train_model
+
+    bundle = checkpoints.load(train_model("uni-QT", "smoke", steps=1, out=tmp_path, progress=False)["bundle"])
+    bundle = bundle["parts"][0]  # uni-QT is [f; g]: a concatenation whose parts are TokenEncoders
+    change(bundle)
+    checkpoints.save(bundle, tmp_path / "hand.pt")
+    with pytest.raises(ReproducerError, match=message):
+        load_encoder(tmp_path / "hand.pt")
+
+
+def test_a_notebook_does_not_train_into_a_checkpoint_a_train_run_holds(tmp_path):
+    """``family.fit(checkpoint=...)`` (what the notebooks call) ignored the lock ``train`` takes."""
+    from reproducer.papers.registry import family, preset
+
+    fam, settings = family("quick-thought"), preset("quick-thought", "smoke", max_steps=2)
+    checkpoint = tmp_path / "checkpoints" / "uni-QT.train.pt"
+    with held_elsewhere(checkpoint.with_name("uni-QT.train.pt.lock")):
+        with pytest.raises(ReproducerError, match="Another run is training uni-QT into"):
+            fam.fit("uni-QT", settings, fam.training_data("uni-QT", settings), checkpoint=checkpoint, progress=False)
+    assert not checkpoint.exists()
+    fitted = fam.fit("uni-QT", settings, fam.training_data("uni-QT", settings), checkpoint=checkpoint, progress=False)
+    assert fitted.log.step == 2 and checkpoint.is_file()  # free again
+
+
+# -- issue 65: the untrained encoders, word vectors, the scaled encoder and the harness's inputs -----------------------
+
+def test_untrained_encoders_refuse_bad_settings_before_any_work(monkeypatch):
+    from reproducer.encoders import baselines
+    from reproducer.encoders.untrained import UntrainedConfig
+
+    for field, value in [("spectral_radius", float("nan")), ("spectral_radius", float("inf")),
+                         ("input_scale", 0.0), ("input_scale", float("nan")), ("input_scale", 1e9)]:
+        with pytest.raises(ReproducerError, match="spectral radius|input_scale"):
+            UntrainedConfig("esn", 100, 50, dim=64, **{field: value})
+    monkeypatch.setattr("reproducer.data.vectors.train_word2vec", lambda *a, **k: pytest.fail("vectors loaded"))
+    monkeypatch.setattr(baselines, "load_glove", lambda *a, **k: pytest.fail("vectors loaded"))
+    for name in ("lstm-word2vec-200000", "esn-glove-100000"):
+        with pytest.raises(ReproducerError, match="weights .* choose a smaller width"):
+            baselines.load_baseline(name)
+
+
+def test_word_vectors_with_nan_rows_are_refused():
+    from reproducer.data.vectors import WordVectors
+
+    table = np.ones((3, 4), dtype=np.float32)
+    table[1, 2] = np.nan
+    with pytest.raises(ReproducerError, match="toy: 1 rows hold NaN or infinity \\('b'\\)"):
+        WordVectors(["a", "b", "c"], table, name="toy")
+
+
+def test_a_long_sentence_gets_a_batch_of_its_own_size():
+    """One 10,000-word sentence among short ones padded its whole batch (~21 GB for a 4,096-wide LSTM)."""
+    from reproducer.encoders.trained import length_batches
+
+    assert length_batches([5] * 300, 128) == [(0, 128), (128, 256), (256, 300)]  # short sentences: as before
+    spans = length_batches([5] * 200 + [300] * 3 + [10_000], 128)
+    assert spans[:2] == [(0, 128), (128, 200)] or spans[0] == (0, 128)
+    assert all((end - start) * ([5] * 200 + [300] * 3 + [10_000])[end - 1] <= 128 * 256 or end - start == 1
+               for start, end in spans)
+    assert spans[-1] == (203, 204)  # the long one alone
+
+
+class _EncodeOnly:
+    """The README's encoder contract and nothing more: ``encode(sentences)``, no name, no batch size."""
+
+    def __init__(self, vectors):
+        self.vectors = vectors
+
+    def encode(self, sentences):
+        return np.repeat(self.vectors[None, :], len(sentences), axis=0)
+
+
+def test_the_scaled_encoder_refuses_what_would_overflow_or_vanish():
+    from reproducer.encoders.base import ScaledEncoder
+
+    plain = _EncodeOnly(np.array([1.0, -2.0, 3.0], dtype=np.float32))
+    assert ScaledEncoder(plain, 2).encode(["a", "b"]).tolist() == [[2.0, -4.0, 6.0]] * 2  # encode(sentences) suffices
+    assert ScaledEncoder(plain, 2).name == "_EncodeOnly*2"  # an encoder without .name
+    with pytest.raises(ReproducerError, match="overflows float32"):
+        ScaledEncoder(plain, 2e38).encode(["a"])
+    with pytest.raises(ReproducerError, match="underflows float32"):
+        ScaledEncoder(plain, 1e-50).encode(["a"])
+    for factor in ("2", True, -1, float("nan")):
+        with pytest.raises(ReproducerError, match="positive finite number"):
+            ScaledEncoder(plain, factor)
+    with pytest.raises(ReproducerError, match="not an encoder"):
+        ScaledEncoder(42, 2)
+    with pytest.raises(ReproducerError, match="is a name, not an encoder: scale load_baseline\\('glove-bow'\\)"):
+        ScaledEncoder("glove-bow", 2)
+
+
+@pytest.mark.parametrize("vectors, message", [
+    (np.array([["a", "b"]] * 2, dtype=object), "dtype|values"),
+    (np.ones((2, 2), dtype=np.complex64), "complex64 values"),
+    (np.ones((2, 0), dtype=np.float32), "with dim at least 1"),
+])
+def test_the_harness_refuses_vectors_that_are_not_real_numbers(vectors, message):
+    from reproducer.evaluate.harness import encode_unique
+
+    with pytest.raises(ReproducerError, match=message):
+        encode_unique(_EncodeOnly(vectors[0]), ["a b", "c"])
+
+
+def test_the_harness_takes_a_tensor_that_requires_grad_and_scales_huge_vectors_for_the_probes():
+    import torch
+
+    from reproducer.errors import ReproducerWarning
+    from reproducer.evaluate.harness import encode_unique
+    from reproducer.evaluate.tasks import resolve_tasks
+
+    class Tensorial:
+        def encode(self, sentences):
+            return torch.ones(len(sentences), 3, requires_grad=True)
+
+    assert encode_unique(Tensorial(), ["a", "b"])["a"].tolist() == [1.0, 1.0, 1.0]
+    with pytest.warns(ReproducerWarning, match="reach 1e\\+10: scaled by 2\\^-34 for the probes"):
+        table = encode_unique(_EncodeOnly(np.array([1e10, -5e9])), ["a", "b"])
+    assert np.abs(table["a"]).max() <= 1 and table["a"][0] / table["a"][1] == -2  # the direction is kept
+    for bad in ([1, "MR"], "MR".encode(), 3):
+        with pytest.raises(ReproducerError, match="task is a name|list of names"):
+            resolve_tasks(bad)

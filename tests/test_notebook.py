@@ -319,6 +319,21 @@ def test_gold_scores_are_stored_once_per_folder_and_read_back_in_place(results):
     big.unlink()
     with pytest.raises(ReproducerError, match="is missing"):
         read_json(folder / "eval_one.json")
+    # issue 65: in the cache, only the results that share it are computed again (not the whole chapter)
+    assert run.json("eval_one", lambda: one) == one and read_json(folder / "eval_one.json") == one
+    assert run.json("eval_two", lambda: pytest.fail("its gold file is back: reused")) == two
+
+
+def test_a_folder_where_a_result_belongs_is_one_error_before_computing(results):
+    """A result, or the folder's manifest, replaced by a folder gave a raw error after the computation."""
+    run = NotebookRun("01_first", "smoke")
+    (run.dir / "metrics.json").mkdir(parents=True)
+    with pytest.raises(ReproducerError, match="metrics.json is a folder where a results file belongs"):
+        run.json("metrics", lambda: pytest.fail("computed before the error"))
+    (run.dir / "metrics.json").rmdir()
+    (run.dir / "cache_keys.json").mkdir()
+    with pytest.raises(ReproducerError, match="cache_keys.json is a folder where a results file belongs"):
+        run.frame("table", lambda: pytest.fail("computed before the error"))
 
 
 def test_sharing_stored_gold_scores_keeps_values_keys_and_reuse(results):
@@ -411,3 +426,30 @@ def test_raising_seeds_reuses_the_seeds_already_computed(results, tmp_path):
     assert execute(2) == [0, 1]
     assert execute(3) == [2]  # only the new seed
     assert sorted(p.name for p in (results / "nb").iterdir()) == ["smoke", "smoke+seed=1", "smoke+seed=2"]
+
+
+def test_a_notebook_whose_results_are_all_stored_writes_nothing(results, tmp_path, monkeypatch):
+    """Issue 65: a read-only results folder gave a raw PermissionError although every result was stored (the settings,
+    the parameters and the claims were written again on every execution, the log opened for appending)."""
+    import tempfile
+
+    from reproducer.log import _appendable
+
+    nbformat.write(_notebook(GOOD + "seeds: int = 3  # training seeds\n"), tmp_path / "nb.ipynb")
+
+    def execute(compute):
+        run = start("nb", {"preset": "smoke", "seed": 1, "seeds": 3}, path=tmp_path / "nb.ipynb")
+        run.settings({"sizes": [1, 2]})
+        found = run.json("metrics", compute), run.frame("table", lambda: pd.DataFrame({"a": [compute()["score"]]}))
+        run.record("claims", [{"claim": "x", "outcome": "holds"}])
+        return found
+
+    first = execute(lambda: {"score": 0.5})
+
+    def refuse(*args, **kwargs):
+        raise PermissionError("read-only results folder")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # every write of the library goes through atomic_path
+    again = execute(lambda: pytest.fail("recomputed"))
+    assert again[0] == first[0] and again[1].equals(first[1])
+    assert not _appendable(tmp_path / "nb.ipynb" / "run.log")  # a log that cannot be opened is skipped, not raised

@@ -40,6 +40,11 @@ class WordVectors:
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(words):
             raise ReproducerError(f"{len(words)} words but vectors of shape {vectors.shape}")
+        bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
+        if bad.size:
+            shown = ", ".join(repr(words[i]) for i in bad[:5]) + (" …" if bad.size > 5 else "")
+            raise ReproducerError(f"{name or 'The word vectors'}: {bad.size} rows hold NaN or infinity ({shown}): every "
+                                  "sentence with those words would encode to NaN.")
         self.words = list(words)
         self.vectors = vectors
         self.name = name

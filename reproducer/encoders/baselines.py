@@ -60,6 +60,8 @@ BASELINES: dict[str, Callable[[], Encoder]] = {
 }
 
 
+#: The width of each word-vector table an untrained encoder reads (GloVe 6B 50d, our word2vec 300d).
+VECTOR_DIMS = {"word2vec": 300, "glove": 50}
 #: The names of the untrained encoders: kind, vectors and width.
 UNTRAINED = re.compile(r"(borep|lstm|esn)-(word2vec|glove)-([1-9][0-9]*)")
 
@@ -75,9 +77,10 @@ def load_baseline(name: str, seed: int = 0) -> Encoder:
     untrained = UNTRAINED.fullmatch(name)
     if untrained:
         from reproducer.data.vectors import train_word2vec
-        from reproducer.encoders.untrained import untrained_encoder
+        from reproducer.encoders.untrained import check_size, untrained_encoder
 
         kind, vectors, dim = untrained.groups()
+        check_size(kind, VECTOR_DIMS[vectors], int(dim))  # before the vectors load
         return untrained_encoder(kind, train_word2vec() if vectors == "word2vec" else load_glove(), dim=int(dim),
                                  seed=seed, name=name)
     if name not in BASELINES:

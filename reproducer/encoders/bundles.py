@@ -93,10 +93,22 @@ def from_bundle(bundle: dict, device=None, **options):
     if not isinstance(bundle, dict) or bundle.get("format") != FORMAT:
         raise ReproducerError("This is not an encoder bundle of this version (a training checkpoint? save the encoder with "
                               "its save() method).")
-    _import(bundle["kind_module"])
+    missing = [k for k in ("kind", "kind_module", "name") if k not in bundle]
+    if missing:
+        raise ReproducerError(f"This encoder bundle has no {', '.join(missing)}: it was not written by an encoder's "
+                              "save().")
+    try:
+        _import(bundle["kind_module"])
+    except ImportError as e:
+        raise ReproducerError(f"This encoder bundle names the module {bundle['kind_module']!r}, which cannot be "
+                              f"imported ({e}): it was written by another version of reproducer, or by hand.") from None
     if bundle["kind"] not in _KINDS:
         raise ReproducerError(f"Unknown encoder kind {bundle['kind']!r}.")
-    return _KINDS[bundle["kind"]].from_bundle(bundle, device, **options)
+    try:
+        return _KINDS[bundle["kind"]].from_bundle(bundle, device, **options)
+    except KeyError as e:
+        raise ReproducerError(f"This {bundle['kind']} bundle has no field {e}: it was written by another version of "
+                              "reproducer, or by hand.") from None
 
 
 def load_encoder(path: str | Path, device=None, **options):

@@ -78,6 +78,26 @@ def refuse_view_options(name: str, options: dict) -> None:
                               "multi-view (consensus) encoders.")
 
 
+#: The tokens (padding included) a batch of :meth:`TokenEncoder.encode` holds, per sentence of a full batch: batches of
+#: sentences up to this long are full; longer ones come in smaller batches (one 10,000-word sentence among short ones
+#: padded its whole batch of 128 to 1.3M tokens, ~21 GB for a 4,096-wide LSTM).
+TOKENS_PER_SENTENCE = 256
+
+
+def length_batches(lengths: list[int], batch_size: int, per_sentence: int = TOKENS_PER_SENTENCE
+                   ) -> list[tuple[int, int]]:
+    """``(start, end)`` spans over ``lengths`` (sorted ascending): at most ``batch_size`` sentences each, and at most
+    ``batch_size × per_sentence`` tokens once padded to the longest (a sentence longer than that alone)."""
+    budget, spans, start = batch_size * per_sentence, [], 0
+    while start < len(lengths):
+        end = start + 1
+        while end < len(lengths) and end - start < batch_size and (end - start + 1) * lengths[end] <= budget:
+            end += 1
+        spans.append((start, end))
+        start = end
+    return spans
+
+
 @encoder_kind
 class TokenEncoder:
     """``encode(sentences) -> (n, d)`` for a trained id-to-vector module and its vocabulary."""
@@ -101,10 +121,11 @@ class TokenEncoder:
         rows = [self.ids(s) for s in check_sentences(sentences)]
         order = np.argsort([len(r) for r in rows], kind="stable")
         out = np.zeros((len(rows), self.dim), dtype=np.float32)
+        spans = length_batches([len(rows[i]) for i in order], batch_size)
         with inference(self.module):
-            for start in progress_bar(range(0, len(rows), batch_size), desc=f"encode {self.name}", unit="batch",
-                                      disable=not show_progress_bar):
-                idx = order[start:start + batch_size]
+            for start, end in progress_bar(spans, desc=f"encode {self.name}", unit="batch",
+                                           disable=not show_progress_bar):
+                idx = order[start:end]
                 ids, lengths = pad([np.asarray(rows[i]) for i in idx])
                 out[idx] = self.module(ids.to(self.device), lengths.to(self.device)).float().cpu().numpy()
         return out

@@ -41,6 +41,32 @@ KINDS = ("borep", "lstm", "esn")
 ACTIVATIONS = {"none": lambda x: x, "relu": torch.relu, "tanh": torch.tanh}
 
 
+#: The largest input scale an untrained encoder takes (its inputs are word vectors of norm ~1-10; beyond this the
+#: recurrent states saturate or overflow).
+MAX_INPUT_SCALE = 1e3
+#: The most weights an untrained encoder may have (4 GiB of float32): checked before its word vectors load.
+MAX_WEIGHTS = 2**30
+
+
+def weight_count(kind: str, word_dim: int, dim: int, bidirectional: bool = True) -> int:
+    """The weights of an untrained encoder of ``kind`` over ``word_dim``-d words, ``dim`` wide: BOREP's projection, the
+    ESN's input and reservoir matrices, the LSTM's four gates (per direction)."""
+    directions = 2 if kind != "borep" and bidirectional else 1
+    hidden = dim // directions
+    per_direction = {"borep": word_dim * dim, "esn": word_dim * hidden + hidden * hidden,
+                     "lstm": 4 * hidden * (word_dim + hidden + 2)}[kind]
+    return per_direction * (1 if kind == "borep" else directions)
+
+
+def check_size(kind: str, word_dim: int, dim: int, bidirectional: bool = True) -> None:
+    """:class:`ReproducerError` when an untrained encoder would have more than :data:`MAX_WEIGHTS` weights (before
+    anything is allocated or loaded)."""
+    if kind in KINDS and dim > 0 and (count := weight_count(kind, word_dim, dim, bidirectional)) > MAX_WEIGHTS:
+        raise ReproducerError(f"An untrained {kind} {dim:,} wide over {word_dim}-d words has {count:,} weights "
+                              f"({count * 4 / 2**30:.0f} GiB), above {MAX_WEIGHTS:,}: choose a smaller width (the papers "
+                              "go up to 4,096).")
+
+
 @dataclass(frozen=True)
 class UntrainedConfig:
     """What an untrained encoder is: its kind (:data:`KINDS`), the word table's size, the sentence vector's width
@@ -70,8 +96,13 @@ class UntrainedConfig:
                 raise ReproducerError(f"{field} must be one of {', '.join(ACTIVATIONS)}, got {getattr(self, field)!r}.")
         if self.dim < 1 or (self.recurrent and self.bidirectional and self.dim % 2):
             raise ReproducerError(f"dim must be positive (and even for a bidirectional {self.kind}), got {self.dim}.")
-        if not 0 <= self.sparsity < 1 or self.spectral_radius <= 0:
-            raise ReproducerError("An ESN needs 0 <= sparsity < 1 and a positive spectral radius.")
+        if not 0 <= self.sparsity < 1 or not (math.isfinite(self.spectral_radius) and self.spectral_radius > 0):
+            raise ReproducerError(f"An ESN needs 0 <= sparsity < 1 and a positive, finite spectral radius; got "
+                                  f"sparsity {self.sparsity!r}, spectral radius {self.spectral_radius!r}.")
+        if not (math.isfinite(self.input_scale) and 0 < self.input_scale <= MAX_INPUT_SCALE):
+            raise ReproducerError(f"input_scale must be a finite number in (0, {MAX_INPUT_SCALE:g}], got "
+                                  f"{self.input_scale!r} (0 gives all-zero vectors, a huge one NaN).")
+        check_size(self.kind, self.word_dim, self.dim, self.bidirectional)
 
     @property
     def recurrent(self) -> bool:

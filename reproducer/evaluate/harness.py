@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from reproducer.encoders.base import Encoder
-from reproducer.errors import DegenerateEmbeddingWarning, ReproducerError
+from reproducer.encoders.base import Encoder, call_encode
+from reproducer.errors import DegenerateEmbeddingWarning, ReproducerError, ReproducerWarning
 from reproducer.evaluate.items import pop_items
 from reproducer.evaluate.tasks import CONFIGS, TASKS, EvalConfig, Task, resolve_tasks
 from reproducer.files import write_json
@@ -51,9 +51,9 @@ def check_vectors(vectors: np.ndarray, n: int, encoder: str, task: str | None = 
     """Raise unless ``vectors`` are ``n`` finite rows; warn (:class:`DegenerateEmbeddingWarning`) when every row is
     the same (e.g. all zero): the encoder then tells no sentence apart, and its scores are chance level."""
     where = f" on task {task}" if task else ""
-    if vectors.ndim != 2 or len(vectors) != n:
+    if vectors.ndim != 2 or len(vectors) != n or vectors.shape[1] == 0:
         raise ReproducerError(f"Encoder {encoder!r} returned shape {vectors.shape} for {n} sentences{where}; "
-                              f"expected ({n}, dim).")
+                              f"expected ({n}, dim) with dim at least 1.")
     if not np.all(np.isfinite(vectors)):
         rows = int((~np.isfinite(vectors)).any(axis=1).sum())
         raise ReproducerError(f"Encoder {encoder!r} returned NaN or infinite values{where} ({rows} of {n} "
@@ -64,33 +64,44 @@ def check_vectors(vectors: np.ndarray, n: int, encoder: str, task: str | None = 
                       DegenerateEmbeddingWarning, stacklevel=3)
 
 
-def call_encode(encoder: Encoder, sentences: list[str], **options):
-    """``encoder.encode(sentences, **options)`` with only the options its signature takes: the contract is
-    ``encode(sentences)``; ``batch_size`` and ``show_progress_bar`` go to encoders that accept them (or ``**kwargs``)."""
-    import inspect
-
-    try:
-        params = inspect.signature(encoder.encode).parameters
-    except (TypeError, ValueError):  # a builtin or C callable: pass nothing it might refuse
-        return encoder.encode(sentences)
-    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        options = {k: v for k, v in options.items() if k in params}
-    return encoder.encode(sentences, **options)
-
-
 def encode_unique(encoder: Encoder, sentences: list[str], batch_size: int = 128,
                   progress: bool = False, task: str | None = None) -> dict[str, np.ndarray]:
     """Encode each sentence once, in length-sorted order, and return a sentence -> vector map (vectors checked with
     :func:`check_vectors`; ``task`` names the task in its messages)."""
     order = sorted(sentences, key=lambda s: (len(s.split()), s))
     name = getattr(encoder, "name", type(encoder).__name__)
+    found = call_encode(encoder, order, batch_size=batch_size, show_progress_bar=progress)
+    if hasattr(found, "detach") and hasattr(found, "cpu"):  # a torch tensor (one that requires grad included)
+        found = found.detach().cpu().numpy()
     try:
-        vectors = np.asarray(call_encode(encoder, order, batch_size=batch_size, show_progress_bar=progress))
+        vectors = np.asarray(found)
     except ValueError as e:  # NumPy refuses ragged rows
         raise ReproducerError(f"Encoder {name!r} returned vectors NumPy cannot stack ({e}); every sentence needs a "
                               "vector of the same size.") from None
+    if vectors.dtype.kind not in "fiu":
+        raise ReproducerError(f"Encoder {name!r} returned vectors of {vectors.dtype} values; a sentence's vector is "
+                              "real numbers (float).")
     check_vectors(vectors, len(order), name, task)
-    return dict(zip(order, vectors))
+    return dict(zip(order, probe_safe(vectors, name)))
+
+
+#: The largest component the probes take as it is; larger vectors are scaled down by a power of two first.
+PROBE_SAFE = 1e6
+
+
+def probe_safe(vectors: np.ndarray, encoder: str) -> np.ndarray:
+    """``vectors`` as the probes take them: as they are, unless a component is above :data:`PROBE_SAFE` in size — then
+    divided by the power of two that brings the largest to at most 1, with a warning. A classifier's products of
+    such features overflow or swamp its optimiser (glove-bow × 1e10 scored SICK-R 0.0 instead of 0.643); the
+    direction of every vector, and so every cosine, is unchanged."""
+    largest = float(np.abs(vectors).max(initial=0.0))
+    if largest <= PROBE_SAFE:
+        return vectors
+    power = int(np.ceil(np.log2(largest)))
+    warnings.warn(f"{encoder}'s vectors reach {largest:.3g}: scaled by 2^-{power} for the probes (cosines do not "
+                  "change; a probe's fit depends on the scale of its features).", ReproducerWarning, stacklevel=3)
+    scaled = vectors.astype(np.float64) * 2.0 ** -power  # a power of two: exact
+    return scaled.astype(vectors.dtype) if vectors.dtype.kind == "f" else scaled
 
 
 @dataclass

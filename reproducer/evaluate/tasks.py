@@ -263,10 +263,14 @@ def resolve_tasks(names: str | list[str | Task]) -> list[Task]:
         names = list(TASKS) if names.strip().lower() == "all" else [n for n in names.split(",") if n.strip()]
     lookup = {k.lower(): k for k in TASKS}
     out = []
+    if not isinstance(names, (list, tuple)):
+        raise ReproducerError(f"Tasks are a list of names (or 'MR,CR', or 'all'), got {type(names).__name__}.")
     for n in names:
         if isinstance(n, Task):
             out.append(n)
             continue
+        if not isinstance(n, str):
+            raise ReproducerError(f"A task is a name such as 'MR' (or a Task), got {n!r} ({type(n).__name__}).")
         key = lookup.get(n.strip().lower())
         if key is None:
             raise ReproducerError(f"Unknown task {n!r}. Known tasks: {', '.join(TASKS)} (or 'all').")
