@@ -404,7 +404,10 @@ def cmd_bench_train(args) -> int:
                            device=args.device, profile_steps=args.profile_steps, **overrides)
     print(bench_table(out["runs"]).to_string(index=False))
     for r in out["runs"]:
-        for op in r.get("profile", []):
+        if "profile" in r:
+            print(f"  {r['objective']:>13}  {r['profile']['matmul_share']:6.1%} of the {r['profile']['time']} time in "
+                  "matrix products")
+        for op in r.get("profile", {}).get("top", []):
             print(f"  {r['objective']:>13}  {op['share']:6.1%}  {op['ms_per_step']:8.2f} ms/step  {op['op']}")
     return _maybe_write(args.json, out)
 

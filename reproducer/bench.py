@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import time
 
 import numpy as np
@@ -27,23 +28,43 @@ def family_objectives() -> dict[str, tuple[str, str]]:
     return {name: line for paper in DECLARATIONS.values() for name, line in paper.bench.items()}
 
 
-def _profile(module, batches, steps: int, device, first_step: int, top: int = 8) -> list[dict]:
-    """``torch.profiler``'s top operators (self time) of ``steps`` forward + backward passes: name, milliseconds per
-    step, share of the profiled time."""
+#: Operators and kernels that are matrix products (what "% of peak" counts): aten's and the BLAS/cuBLAS/CUTLASS kernels.
+MATMUL = re.compile(r"(^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_?addmm_activation)$)|gemm|gemv|cutlass|matmul|"
+                    r"_mm_|xmma|ampere_|sm90_|sm80_", re.IGNORECASE)
+
+
+def _profile(module, batches, steps: int, device, first_step: int, top: int = 8) -> dict:
+    """``steps`` forward + backward passes under ``torch.profiler``, where the time goes: the ``top`` operators (a CPU)
+    or kernels (a GPU) by self time (name, milliseconds per step, share), the share of that time in matrix products
+    (:data:`MATMUL`), and on a GPU the share of wall time the device sat idle (the step bound by the host: Python,
+    dispatch, synchronisation). What the GPU plan's summary prints for each objective."""
+    import torch
     from torch.profiler import ProfilerActivity, profile
 
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    cuda = device.type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     module.train()
+    if cuda:
+        torch.cuda.synchronize(device)
+    t0 = time.perf_counter()
     with profile(activities=activities) as prof:
         for step in range(first_step, first_step + steps):
             batch = batches(step).to(device)
             module.zero_grad(set_to_none=True)
             module(batch).backward()
-    events = [e for e in prof.key_averages() if e.self_cpu_time_total > 0]
-    total = sum(e.self_cpu_time_total for e in events) or 1.0
-    events.sort(key=lambda e: e.self_cpu_time_total, reverse=True)
-    return [{"op": e.key, "ms_per_step": e.self_cpu_time_total / 1000 / steps, "share": e.self_cpu_time_total / total}
-            for e in events[:top]]
+        if cuda:
+            torch.cuda.synchronize(device)
+    wall = time.perf_counter() - t0
+    if cuda:  # the kernels, by their device time
+        events = [(e.key, e.self_device_time_total) for e in prof.key_averages() if e.self_device_time_total > 0]
+    else:
+        events = [(e.key, e.self_cpu_time_total) for e in prof.key_averages() if e.self_cpu_time_total > 0]
+    busy = sum(t for _, t in events) or 1.0  # microseconds
+    events.sort(key=lambda e: e[1], reverse=True)
+    return {"steps": steps, "wall_ms_per_step": 1000 * wall / steps, "time": "device" if cuda else "cpu",
+            "matmul_share": sum(t for name, t in events if MATMUL.search(name)) / busy,
+            "idle_share": max(0.0, 1 - busy / 1e6 / wall) if cuda else None,
+            "top": [{"op": name, "ms_per_step": t / 1000 / steps, "share": t / busy} for name, t in events[:top]]}
 
 
 def _steady_rate(log) -> float | None:

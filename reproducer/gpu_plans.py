@@ -19,7 +19,8 @@ MAX_FILES, MAX_FILE_BYTES = 8, 16 * 2**20  # what a device call brings back
 class Plan:
     """The stages' sizes and budgets. ``bench_seconds``: training seconds per objective and preset;
     ``train_seconds``: the wall budget of each trained model (training time; evaluation comes after);
-    ``eval_every``: training seconds between held-out losses."""
+    ``eval_every``: training seconds between held-out losses; ``profile_steps``: steps of each objective profiled
+    after its bench run at the last of ``bench_presets`` (where its time goes: :func:`reproducer.bench._profile`)."""
 
     name: str
     pack_scale: str  # the pack it reads (reproducer.gpu_pack.SCALES)
@@ -33,6 +34,7 @@ class Plan:
     eval_config: str = "paper"
     held_out_batches: int = 16
     check_timeout: float = 150.0  # seconds the CUDA check may take (the compile test is the slow one)
+    profile_steps: int = 5  # steps profiled after each objective's bench run at the last bench preset (paper sizes)
 
     def estimate_seconds(self, n_objectives: int) -> float:
         """A wall-time estimate of the whole plan: start-up and unpacking (30 s), the check (60 s: 15 s on the CPU
@@ -47,7 +49,7 @@ PLANS = {
     "paper": Plan("paper", "paper", ("default", "paper"), 5.0, ("uni-QT",), "paper", 150.0, 30.0),
     # the CPU dry run of CI: the same stages at smoke sizes, in seconds
     "smoke": Plan("smoke", "smoke", ("smoke",), 1.0, ("uni-QT",), "smoke", 2.0, 1.0, ("MR", "SICK-R"), "fast",
-                  held_out_batches=2, check_timeout=600.0),
+                  held_out_batches=2, check_timeout=600.0, profile_steps=2),
 }
 
 

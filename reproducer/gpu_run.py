@@ -112,7 +112,9 @@ def bench(plan: Plan, pack, device, say=print, objectives=None) -> list[dict]:
     """Every objective (of :func:`~reproducer.bench.family_objectives`, or those named in ``objectives``) at every
     ``plan.bench_presets`` for ``plan.bench_seconds`` each, on the pack's corpus, in this process (one after the
     other); "% of peak" against the bf16 matrix-product rate on a GPU (fp32 on a CPU: no bf16 speed-up there),
-    measured once here. A failing objective is a row with its error."""
+    measured once here. At the last preset (the paper's sizes) each run ends with ``plan.profile_steps`` profiled
+    steps (``profile``: top kernels, the share of device time in matrix products, the share of wall time the device
+    sat idle). A failing objective is a row with its error."""
     import torch
 
     from reproducer.bench import family_objectives, measure_objective
@@ -125,8 +127,10 @@ def bench(plan: Plan, pack, device, say=print, objectives=None) -> list[dict]:
     for preset_name in plan.bench_presets:
         for objective in objectives or family_objectives():
             try:
+                profiled = plan.profile_steps if preset_name == plan.bench_presets[-1] else 0
                 row = measure_objective(objective, preset_name, plan.bench_seconds, device=str(device),
-                                        data_of=pack.training_data, peak=peak, peak_dtype=dtype)
+                                        data_of=pack.training_data, peak=peak, peak_dtype=dtype,
+                                        profile_steps=profiled)
             except Exception as e:  # noqa: BLE001 -- e.g. out of memory at one size: the others still count
                 row = {"objective": objective, "preset": preset_name, "error": f"{type(e).__name__}: {e}"}
             if device.type == "cuda":
@@ -219,6 +223,16 @@ def summary(record: dict) -> str:
             lines.append(f"| {r['preset']} | {r['objective']} | {r['sentences_per_second']:,.0f} | "
                          f"{'–' if steady is None else f'{steady:,.0f}'} | {r['gflops_per_second'] / 1e3:.3g} | "
                          f"{r['percent_of_peak']:.1f} | {r['peak_memory_bytes'] / 2**30:.1f} |")
+    profiled = [r for r in rows if r.get("profile")]
+    if profiled:
+        lines += ["", "Where a step's time goes (the last preset, a few profiled steps):", "",
+                  "| objective | ms/step | in matrix products | device idle | top kernels |", "|---|---|---|---|---|"]
+        for r in profiled:
+            prof = r["profile"]
+            idle = "–" if prof["idle_share"] is None else f"{100 * prof['idle_share']:.0f}%"
+            top = "; ".join(f"{op['op'][:40]} {100 * op['share']:.0f}%" for op in prof["top"][:3])
+            lines.append(f"| {r['objective']} | {prof['wall_ms_per_step']:.1f} | {100 * prof['matmul_share']:.0f}% of "
+                         f"{prof['time']} time | {idle} | {top} |")
     for model in record.get("models", []):
         lines += ["", f"**{model['model']}** at `{model['preset']}` ({model['precision']}): {model['steps']:,} steps, "
                       f"{model['epochs']:.2f} epochs in {model['training_seconds']:.0f} s"]

@@ -136,6 +136,8 @@ def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
     bench = record["bench"]
     assert {r["objective"] for r in bench} == set(family_objectives())  # every paper's bench declaration
     assert all(r["sentences_per_second"] > 0 and r["percent_of_peak"] > 0 for r in bench)
+    assert all(0 < r["profile"]["matmul_share"] <= 1 and r["profile"]["top"] for r in bench)  # the profile stage
+    assert "Where a step's time goes" in (out / "summary.md").read_text()
     (model,) = record["models"]
     assert model["model"] == "uni-QT" and model["steps"] > 0 and model["log"]["evals"]
     assert "held-out loss" in model["log"]["evals"][-1]
