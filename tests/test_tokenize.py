@@ -42,3 +42,23 @@ def test_remembered_tokens_are_a_fresh_list_each_call():
     assert again == ["A", "sentence", ",", "tokenized", "twice", "."] and again is not first
     assert _tokens.cache_info().hits >= 1
     assert tokenize("A sentence, tokenized twice.", lowercase=True)[0] == "a"
+
+
+def test_every_sentence_of_the_tasks_stays_tokenized_for_the_next_model(monkeypatch):
+    """Issue 66: ``--tasks all`` has about 114,000 distinct sentences; the cache held 65,536, so each model a chapter
+    scored tokenized every task sentence again (about 20 s a model). Now the first of 120,000 is still remembered."""
+    from types import SimpleNamespace
+
+    import reproducer.data.tokenize as tok
+
+    monkeypatch.setattr(tok, "_treebank", lambda: SimpleNamespace(tokenize=str.split))  # fast, for the count only
+    tok._tokens.cache_clear()
+    try:
+        sentences = [f"sentence number {i}" for i in range(120_000)]
+        for s in sentences:
+            tok.tokenize(s)
+        before = tok._tokens.cache_info().hits
+        assert tok.tokenize(sentences[0]) == ["sentence", "number", "0"]
+        assert tok._tokens.cache_info().hits == before + 1
+    finally:
+        tok._tokens.cache_clear()  # the next test tokenizes with the real tokenizer
