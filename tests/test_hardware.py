@@ -58,3 +58,33 @@ def test_the_committed_timings_give_a_table_and_a_figure():
     assert table["paper"].nunique() >= 2
     fig = hw.hardware_figure(table)
     assert fig.axes[0].get_xscale() == "log"
+
+
+def test_machine_use_puts_each_objectives_cpu_and_gpu_shares_side_by_side(tmp_path):
+    """Issue 66: chapter 06 shows how much of each machine every objective uses (CPU at default sizes, the last GPU
+    slice at the paper's), read from results/bench/ and results/gpu/."""
+    import json
+
+    from reproducer.errors import ReproducerError
+
+    with pytest.raises(ReproducerError, match="No benchmark"):
+        hw.machine_use(tmp_path)
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "train_default.json").write_text(json.dumps({"runs": [
+        {"objective": "AAE", "percent_of_peak": 68.3, "sentences_per_second": 400.0,
+         "profile": {"matmul_share": 0.71}},
+        {"objective": "PP", "percent_of_peak": 0.2, "sentences_per_second": 9000.0},
+        {"objective": "LSTM", "error": "OutOfMemoryError"}]}))
+    cpu_only = hw.machine_use(tmp_path)
+    assert list(cpu_only.index) == ["AAE", "PP"] and "GPU % of peak" not in cpu_only
+    assert cpu_only.loc["AAE", "CPU step in matrix products"] == pytest.approx(71.0)
+    gpu = tmp_path / "gpu" / "2026-11-27"
+    gpu.mkdir(parents=True)
+    (gpu / "plan.json").write_text(json.dumps({"started": "2026-11-27 10:00:00 UTC",
+                                               "environment": {"gpu": "NVIDIA H200"}, "bench": [
+        {"objective": "AAE", "preset": "default", "percent_of_peak": 1.0, "sentences_per_second": 1.0},
+        {"objective": "AAE", "preset": "paper", "percent_of_peak": 4.7, "sentences_per_second": 12000.0},
+        {"objective": "QT", "preset": "paper", "percent_of_peak": 2.6, "sentences_per_second": 50000.0}]}))
+    both = hw.machine_use(tmp_path)
+    assert both.loc["AAE", "GPU % of peak"] == 4.7 and both.loc["AAE", "CPU % of peak"] == 68.3  # the paper's sizes
+    assert both.loc["QT"].isna()["CPU % of peak"] and both.attrs["gpu"] == "NVIDIA H200, 2026-11-27"

@@ -53,3 +53,62 @@ def hardware_figure(table: pd.DataFrame):
     legend_below(ax, ncol=2)
     fig.tight_layout()
     return fig
+
+
+#: The CPU benchmark chapter 06 reads: ``python -m reproducer bench train --preset default --seconds 30
+#: --profile-steps 5 --json results/bench/train_default.json`` (one calm run, nothing else on the machine).
+CPU_BENCH = Path("bench") / "train_default.json"
+
+
+def machine_use(root: str | Path = "results") -> pd.DataFrame:
+    """How much of each machine every objective uses: one row per objective of ``bench train`` with its share of the
+    matrix-product peak on our 2-core CPU (``default`` sizes, fp32 sgemm measured in the same process:
+    :data:`CPU_BENCH`) and on the last GPU slice (the paper's sizes, bf16: the newest ``results/gpu/<date>/``), with
+    each machine's sentences per second and, where profiled, the share of the step spent in matrix products. Columns
+    of a machine not measured are left out; raises when neither was."""
+    from reproducer.files import read_json
+    from reproducer.report import gpu_runs
+
+    root = Path(root)
+    rows: dict[str, dict] = {}
+    cpu = read_json(root / CPU_BENCH)
+    for r in (cpu or {}).get("runs", []):
+        if "error" not in r:
+            rows.setdefault(r["objective"], {})
+            rows[r["objective"]].update({"CPU % of peak": r["percent_of_peak"], "CPU sentences/s":
+                                         r["sentences_per_second"], "CPU step in matrix products":
+                                         100 * r["profile"]["matmul_share"] if isinstance(r.get("profile"), dict)
+                                         else float("nan")})
+    gpu = gpu_runs.latest(root)
+    for r in (gpu or {}).get("bench", []):
+        if "error" not in r and r["preset"] == "paper":
+            rows.setdefault(r["objective"], {})
+            rows[r["objective"]].update({"GPU % of peak": r["percent_of_peak"],
+                                         "GPU sentences/s": r["sentences_per_second"]})
+    if not rows:
+        raise ReproducerError(f"No benchmark in {root}: run `python -m reproducer bench train --preset default "
+                              f"--seconds 30 --profile-steps 5 --json {root / CPU_BENCH}` (and a GPU slice).")
+    table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("objective")
+    if gpu:
+        table.attrs["gpu"] = f"{gpu['environment'].get('gpu', 'GPU')}, {gpu['started'][:10]}"
+    return table
+
+
+def machine_use_figure(table: pd.DataFrame):
+    """:func:`machine_use`'s shares of peak as bars, one group per objective: the CPU at ``default`` sizes beside the
+    GPU slice at the paper's (a missing bar: not measured there)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    columns = [c for c in ("CPU % of peak", "GPU % of peak") if c in table]
+    fig, ax = plt.subplots(figsize=(8, 3.4))
+    x, width = np.arange(len(table)), 0.8 / len(columns)
+    for i, column in enumerate(columns):
+        ax.bar(x + (i - (len(columns) - 1) / 2) * width, table[column].fillna(0), width,
+               label=column.replace(" % of peak", ""))
+    ax.set_xticks(x, table.index, rotation=0)
+    ax.set(ylabel="% of the matrix-product peak", ylim=(0, 100),
+           title="How much of each machine an objective's training step uses")
+    legend_below(ax, ncol=len(columns))
+    fig.tight_layout()
+    return fig
