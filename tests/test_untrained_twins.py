@@ -252,6 +252,9 @@ def test_chapter_04s_twin_is_mvs_table3_row_at_initialisation(tmp_path, monkeypa
     assert {k: r["results"] for k, r in record.items()} == {k: r["results"] for k, r in expected.items()}
     other = main.seeds(2)[1]  # the claims' next seed, in its own run's folder
     assert other.seed == 3 and other.run.dir != main.run.dir
-    assert other.twin_row()["supervised"]["results"] != record["supervised"]["results"]  # its own initialisation
+    other.twin_row()
+    mine, theirs = state(main.twin_views("MV")), state(other.twin_views("MV"))  # its own initialisation (the
+    assert mine.keys() == theirs.keys() and any(not torch.equal(mine[k], theirs[k]) for k in mine)  # weights, not a
+    # score: at smoke sizes two untrained twins may both predict MR's majority class, so their accuracies can agree)
     monkeypatch.setattr(twins, "untrained_twin", lambda *a, **k: pytest.fail("the cached twin was built again"))
     assert chapter().twin_row() == record
