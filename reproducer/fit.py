@@ -152,9 +152,10 @@ def _set_random_state(state: tuple) -> None:
     restore_rng(state[2])
 
 
-def _checkpoint_lock(checkpoint, label: str):
+def checkpoint_lock(checkpoint, label: str):
     """The lock of a run that trains into ``checkpoint`` (``<checkpoint>.lock``, :func:`~reproducer.files.exclusive`):
-    a notebook and ``python -m reproducer train`` (which takes the same lock) never train into one checkpoint at once.
+    a notebook and ``python -m reproducer train`` (which holds it around the bundle and log too) never train into one
+    checkpoint at once.
     None without a checkpoint, and in the processes of a distributed run but the first (the first holds it)."""
     import torch.distributed as dist
 
@@ -186,7 +187,7 @@ def fit(objective: Objective, variant, preset: Preset, data, *, checkpoint=None,
         fitted.log = TrainLog()
     else:
         _set_random_state(seeded)
-        with _checkpoint_lock(checkpoint, objective.label(variant)):
+        with checkpoint_lock(checkpoint, objective.label(variant)):
             fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
                                progress=progress, desc=objective.label(variant), settings=preset.identity(),
                                evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)

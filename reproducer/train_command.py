@@ -16,7 +16,6 @@ the test-time encoder at the preset's evaluation points).
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import time
@@ -24,7 +23,7 @@ import warnings
 from pathlib import Path
 
 from reproducer.errors import ReproducerError, ReproducerWarning
-from reproducer.files import check_writable, exclusive, write_json
+from reproducer.files import check_writable, write_json
 from reproducer.papers.registry import family, model
 from reproducer.results_store import RunSpec, model_files
 from reproducer.papers.registry import preset as preset_of
@@ -87,10 +86,9 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
 
         evaluate = curve_scores(eval_tasks, settings.eval_config)
     t0 = time.perf_counter()
-    lock = exclusive(files["train"].with_name(files["train"].name + ".lock"),
-                     f"training {name} into {files['train'].parent}") \
-        if rank == 0 else contextlib.nullcontext()
-    with lock:  # two runs on one --out would overwrite each other's checkpoint, bundle and log
+    from reproducer.fit import checkpoint_lock
+
+    with checkpoint_lock(files["train"], name):  # two runs on one --out would overwrite checkpoint, bundle and log
         fitted = fam.fit(entry.variant, settings, fam.training_data(entry.variant, settings), checkpoint=files["train"],
                          evaluate=evaluate, seed=seed, device=device, progress=progress and rank == 0)
         summary = {"model": name, "family": fam.name, "preset": settings.to_dict(), "seed": seed, "processes": size,
