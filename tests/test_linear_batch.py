@@ -166,3 +166,34 @@ def test_bad_inputs_are_refused():
     with pytest.raises(ReproducerError, match="gold"):
         fit_linear_models(x, score_distribution(np.full(len(x), 3.0)), [LinearSpec(rows[:100], rows[100:])],
                           TrainSettings(n_classes=5, loss="mse"))
+
+
+@pytest.mark.parametrize("loss,optimizer", [("ce", "adam"), ("ce", "rmsprop"), ("mse", "adam")])
+def test_slices_of_groups_train_bit_for_bit_as_the_whole_batch(monkeypatch, loss, optimizer):
+    """Issue 66: on a CPU the groups are trained a cache-sized slice at a time, and small minibatches are gathered
+    several at once. Groups never interact within an epoch, so this must change no bit: one group and one minibatch
+    at a time, and every group with the whole epoch at once, give the same weights, scores and stopping epochs —
+    with groups of uneven sizes, so that Adam's t differs between groups (its per-group path) and short last
+    minibatches occur."""
+    import reproducer.evaluate.linear_batch as lb
+
+    x, y = noisy_problem(n=200, seed=3)
+    rows = np.arange(len(x))
+    specs = [LinearSpec(rows[:100], rows[100:130], l2) for l2 in (1e-4, 1e-2)]  # one group of two models
+    specs += [LinearSpec(rows[i:i + 90 + 3 * i], rows[150:], 1e-3) for i in range(16)]  # groups of uneven sizes
+    specs += [LinearSpec(rows[30:160], None, 1e-5), LinearSpec(rows[:130], None, 1e-3)]  # 19 groups: 8 + 8 + 3
+    settings = replace(SETTINGS, optimizer=optimizer, lr=1e-2 if optimizer == "rmsprop" else 1e-3)
+    targets, gold = y, None
+    if loss == "mse":
+        gold = (y + 1).astype(np.float64)
+        targets = score_distribution(gold, 3)
+        settings = replace(settings, loss="mse")
+        specs = [replace(spec, l2=0.0) for spec in specs]
+    fits = {}
+    for name, floats in (("slices of 8 groups, a minibatch at a time", 1), ("all at once", 1 << 30)):
+        monkeypatch.setattr(lb, "_CACHE_FLOATS", floats)
+        fits[name] = fit_linear_models(x, targets, specs, settings, gold=gold, device="cpu")
+    one, whole = fits["slices of 8 groups, a minibatch at a time"], fits["all at once"]
+    assert torch.equal(one.weight, whole.weight) and torch.equal(one.bias, whole.bias)
+    assert np.array_equal(one.dev_score, whole.dev_score) and np.array_equal(one.epochs, whole.epochs)
+    assert len(set(whole.epochs)) > 1  # the groups stopped at different epochs
