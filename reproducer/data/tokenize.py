@@ -108,3 +108,8 @@ def _tokens(sentence: str, lowercase: bool) -> tuple[str, ...]:
     if lowercase:
         text = text.lower()
     return tuple(_treebank().tokenize(text))
+
+
+def clear_token_cache() -> None:
+    """Forget every remembered tokenization (a timing that must start cold, e.g. ``scripts/senteval_agreement.py``)."""
+    _tokens.cache_clear()
