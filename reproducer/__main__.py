@@ -358,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (on the device machine: $OUT)")
     p.add_argument("--plan", default="paper", choices=["paper", "smoke"], help="paper (a GPU) or smoke (the dry run)")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
-    p.add_argument("--train-seconds", type=positive_float, default=None, help="replace the plan's training budget per model")
+    p.add_argument("--train-steps", type=positive_int, default=None, help="replace every model's training steps")
     p.add_argument("--bench-seconds", type=positive_float, default=None, help="replace the plan's seconds per bench run")
     p.add_argument("--no-check", action="store_true", help="skip the CUDA check (pytest -m cuda)")
     p.set_defaults(func=cmd_gpu_run)
@@ -446,7 +446,7 @@ def cmd_gpu_pack(args) -> int:
 def cmd_gpu_run(args) -> int:
     from reproducer.gpu_run import check_returnable, plan_of, run
 
-    plan = plan_of(args.plan, train_seconds=args.train_seconds, bench_seconds=args.bench_seconds)
+    plan = plan_of(args.plan, train_steps=args.train_steps, bench_seconds=args.bench_seconds)
     record = run(args.pack, args.out, plan, device=args.device, check=not args.no_check)
     problems = check_returnable(args.out)
     if problems:

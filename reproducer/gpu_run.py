@@ -8,12 +8,13 @@ result even when another fails:
 1. **CUDA check** — ``pytest -m cuda`` (``tests/test_cuda.py``): autocast (bf16, fp16 with a gradient scaler),
    batches on the device, evaluation on the device against the CPU, two steps under ``torch.compile``. A broken GPU
    path is caught first; the later stages run anyway and say what failed.
-2. **Bench** — every objective of ``bench train`` (:func:`~reproducer.bench.family_objectives`) at the ``default``
-   and ``paper`` sizes for a few seconds each, on the pack's corpus: sentences/s (overall and after start-up), useful
+2. **Bench** — every objective of ``bench train`` (:func:`~reproducer.bench.family_objectives`) at the plan's
+   presets (the ``paper`` sizes) for a few seconds each, with a few profiled steps, on the pack's corpus: sentences/s (overall and after start-up), useful
    TFLOP/s and that as a percentage of the bf16 matrix-product rate measured in the same process.
-3. **Train** — Quick-Thoughts (uni-QT) at the ``paper`` sizes for a fixed wall budget, the held-out loss recorded
-   along the way, then scored on the device with the ``paper`` protocol on the tasks of Logeswaran & Lee's Table 1,
-   with per-item outcomes (the claims' bootstrap).
+3. **Train** — three models at the ``paper`` sizes (:data:`~reproducer.gpu_plans.PAPER_MODELS`: uni-QT, the MV
+   consensus model, the mean-max AAE), each for a fixed number of steps, the held-out loss recorded along the way,
+   then scored on the device with the ``paper`` protocol on its paper's main table (Logeswaran & Lee's Table 1, Tang
+   & de Sa's Table 6, Zhang et al.'s Table 1), with per-item outcomes (the claims' bootstrap).
 
 Everything goes to one output folder, within what a device call brings back (at most 8 files of 16 MiB):
 ``plan.json`` (all measurements, rewritten after every stage), ``summary.md`` (printed last), ``cuda_check.txt``
@@ -37,7 +38,7 @@ from pathlib import Path
 
 from reproducer.errors import ReproducerError
 from reproducer.files import COMPRESS_ABOVE, write_json, write_text
-from reproducer.gpu_plans import MAX_FILE_BYTES, MAX_FILES, Plan, plan_of
+from reproducer.gpu_plans import MAX_FILE_BYTES, MAX_FILES, Plan, PlannedModel, plan_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -142,25 +143,26 @@ def bench(plan: Plan, pack, device, say=print, objectives=None) -> list[dict]:
     return rows
 
 
-def train_and_score(name: str, plan: Plan, pack, device, out: Path, say=print) -> dict:
-    """Train model ``name`` (a trained variant of the registry: uni-QT in the book's plans) through its family at
-    ``plan.train_preset`` for ``plan.train_seconds`` on the pack's data for it, the held-out loss every
-    ``plan.eval_every`` training seconds; then score it with ``plan.eval_config`` on ``plan.eval_tasks``, written to
-    ``<name>.eval.json``. Mixed precision (``auto``) first; if that fails, fp32 (the record says so). Returns the
-    training record."""
+def train_and_score(planned: PlannedModel, plan: Plan, pack, device, out: Path, say=print) -> dict:
+    """Train ``planned.name`` (a trained variant of the registry) through its family at ``plan.train_preset`` for
+    ``planned.steps`` steps on the pack's data for it, the held-out loss at ``plan.eval_points`` points along the way;
+    then score it with ``plan.eval_config`` on its tasks (``plan.eval_tasks`` when given), written to
+    ``<name>.eval.json``. Mixed precision (``auto``) first; if that fails, fp32 for half the steps (slower: it must
+    fit the same slice; the record says so). Returns the training record."""
     from reproducer.evaluate import evaluate
     from reproducer.evaluate.training_curve import held_out_loss
     from reproducer.papers import registry
 
+    name = planned.name
     entry = registry.model(name)
     if entry.variant is None:
         raise ReproducerError(f"{name} is {'a baseline' if entry.family == 'baseline' else 'a combination'}: the "
                               "plan trains a variant of a family.")
     fam, variant = registry.family(entry.family), entry.variant
-    failures, budget = {}, plan.train_seconds
+    failures, steps = {}, planned.steps
     for precision in ("auto", "fp32"):
-        settings = registry.preset(fam.name, plan.train_preset, max_seconds=budget, max_steps=10**9,
-                                   eval_every=plan.eval_every, precision=precision)
+        settings = registry.preset(fam.name, plan.train_preset, max_seconds=None, max_steps=steps, eval_every=None,
+                                   eval_steps=max(1, steps // plan.eval_points), precision=precision)
         data = pack.training_data(fam.name, variant, settings)
         valid = pack.training_data(fam.name, variant, settings, split="valid")
         sampler = fam.objective().sampler(variant, settings, valid, seed=0)
@@ -170,9 +172,9 @@ def train_and_score(name: str, plan: Plan, pack, device, out: Path, say=print) -
             fitted = fam.fit(variant, settings, data, evaluate=held_out_loss(held), device=str(device),
                              progress=False)
             break
-        except Exception as e:  # noqa: BLE001 -- e.g. a kernel without bf16: fp32 next, in what is left of the budget
+        except Exception as e:  # noqa: BLE001 -- e.g. a kernel without bf16: fp32 next, for half the steps
             failures[precision] = f"{type(e).__name__}: {e}"
-            budget = max(budget - (time.perf_counter() - t0), 30.0)
+            steps = max(1, steps // 2)
             say(f"   {name} at precision {precision} failed: {failures[precision]}")
     else:
         raise ReproducerError(f"{name} failed at every precision: {failures}")
@@ -181,11 +183,12 @@ def train_and_score(name: str, plan: Plan, pack, device, out: Path, say=print) -
     epoch = fitted.batches.__self__.steps_per_epoch
     say(f"   {name}: {log.step:,} steps ({log.step / epoch:.2f} epochs) in {log.seconds:.0f} s of training")
     t0 = time.perf_counter()
-    results = evaluate(fitted.encoder, list(plan.eval_tasks), plan.eval_config, progress=False)
+    tasks = list(plan.eval_tasks or planned.tasks)
+    results = evaluate(fitted.encoder, tasks, plan.eval_config, progress=False)
     written = write_json(out / f"{name}.eval.json", results.to_json(), compress_above=COMPRESS_ABOVE)
     from reproducer.train import resolve_precision
 
-    return {"model": name, "preset": plan.train_preset, "settings": settings.to_dict(),
+    return {"model": name, "preset": plan.train_preset, "planned_steps": planned.steps, "settings": settings.to_dict(),
             "precision": resolve_precision(settings.precision, device), "failed_precisions": failures,
             "steps": log.step, "epochs": log.step / epoch, "batches_per_epoch": epoch,
             "training_seconds": log.seconds, "train_wall_seconds": train_wall,
@@ -315,9 +318,9 @@ def run(pack_dir: str | Path, out: str | Path, plan: str | Plan = "paper", *, de
                     out / "cuda_check.txt", device, plan.check_timeout, work / "site"))
             record["bench"] = stages.run("bench", lambda: bench(plan, pack, device, stages.say))
             record["models"] = []
-            for name in plan.models:
-                trained = stages.run(f"train {name}",
-                                     lambda: train_and_score(name, plan, pack, device, out, stages.say))
+            for planned in plan.models:
+                trained = stages.run(f"train {planned.name}",
+                                     lambda: train_and_score(planned, plan, pack, device, out, stages.say))
                 if trained:
                     record["models"].append(trained)
             record["wall_seconds"] = time.perf_counter() - start

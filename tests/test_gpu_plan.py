@@ -16,6 +16,7 @@ from reproducer.bench import family_objectives
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json
 from reproducer.gpu_pack import KEEP_TOKENS, MAX_PACK_BYTES, Pack, build_pack
+from reproducer.gpu_plans import PlannedModel
 from reproducer.gpu_run import MAX_FILES, _Stages, check_returnable, plan_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,21 +102,21 @@ def test_the_plans_train_stage_trains_and_scores_a_sixth_papers_model(smoke_pack
 
     from reproducer.gpu_run import train_and_score
 
-    plan = plan_of("smoke", models=("toy-encoder",), eval_tasks=("MR",))
-    record = train_and_score("toy-encoder", plan, Pack(smoke_pack), torch.device("cpu"), tmp_path, say=lambda *a: None)
-    assert record["model"] == "toy-encoder" and record["steps"] > 0 and set(record["scores"]) == {"MR"}
+    plan = plan_of("smoke", models=(PlannedModel("toy-encoder", 3, ("MR",)),))
+    record = train_and_score(plan.models[0], plan, Pack(smoke_pack), torch.device("cpu"), tmp_path, say=lambda *a: None)
+    assert record["model"] == "toy-encoder" and record["steps"] == 3 and set(record["scores"]) == set(plan.eval_tasks)
     assert "held-out loss" in record["log"]["evals"][-1] and (tmp_path / record["eval_file"]).is_file()
     for other in ("combine-skip", "glove-bow"):
         with pytest.raises(ReproducerError, match="the plan trains a variant"):
-            train_and_score(other, plan, Pack(smoke_pack), torch.device("cpu"), tmp_path)
+            train_and_score(PlannedModel(other, 3, ("MR",)), plan, Pack(smoke_pack), torch.device("cpu"), tmp_path)
 
 
 @pytest.mark.slow
 def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
     """``gpu run --plan smoke`` on the CPU, in a process where the packages the GPU machine lacks cannot be imported
     (nltk then comes from the pack): every stage succeeds, the CUDA check's tests pass on their CPU twins, the bench
-    has a row per objective, uni-QT is trained and scored with per-item outcomes, and everything comes back from a
-    device call (at most 8 files of 16 MiB)."""
+    has a row per objective, the three models (uni-QT, MV, the mean-max AAE) are each trained for their steps and
+    scored with per-item outcomes, and everything comes back from a device call (at most 8 files of 16 MiB)."""
     blocked = tmp_path / "blocked"
     for name in MISSING_THERE:
         (blocked / name).mkdir(parents=True)
@@ -138,11 +139,12 @@ def test_dry_run_of_the_gpu_plan(smoke_pack, tmp_path):
     assert all(r["sentences_per_second"] > 0 and r["percent_of_peak"] > 0 for r in bench)
     assert all(0 < r["profile"]["matmul_share"] <= 1 and r["profile"]["top"] for r in bench)  # the profile stage
     assert "Where a step's time goes" in (out / "summary.md").read_text()
-    (model,) = record["models"]
-    assert model["model"] == "uni-QT" and model["steps"] > 0 and model["log"]["evals"]
-    assert "held-out loss" in model["log"]["evals"][-1]
-    scores = read_json(out / "uni-QT.eval.json")  # above 64 KiB: uni-QT.eval.json.gz, as results are committed
-    assert set(scores["results"]) == {"MR", "SICK-R"} and set(scores["items"]) == {"MR", "SICK-R"}
+    assert [m["model"] for m in record["models"]] == ["uni-QT", "MV", "mean-max AAE"]
+    for model in record["models"]:
+        assert model["steps"] == model["planned_steps"] == 4 and model["log"]["evals"]  # a budget in steps
+        assert "held-out loss" in model["log"]["evals"][-1]
+        scores = read_json(out / f"{model['model']}.eval.json")  # above 64 KiB: .eval.json.gz, as results are stored
+        assert set(scores["results"]) == {"MR", "SICK-R"} and set(scores["items"]) == {"MR", "SICK-R"}
     assert "| smoke | quick-thought |" in (out / "summary.md").read_text()
     assert "| smoke | quick-thought |" in done.stdout  # the summary is printed last
     assert check_returnable(out) == []
@@ -156,12 +158,16 @@ def _the_book_reads_it(out: Path, root: Path) -> None:
     from reproducer.report import gpu_runs
 
     (root / "bench").mkdir(parents=True)
-    (root / "bench" / "epoch_paper.json").write_text(json.dumps([{"model": "uni-QT", "tflop_per_epoch": 1915.0}]))
+    (root / "bench" / "epoch_paper.json").write_text(json.dumps([{"model": "uni-QT", "tflop_per_epoch": 1915.0,
+                                                                   "batches_per_epoch": 3639}]))
     assert gpu_runs.latest(root) is None
-    assert "No GPU run yet" in gpu_runs.empty_state(root) and "1,915 TFLOP" in gpu_runs.empty_state(root)
+    empty = gpu_runs.empty_state(root)
+    assert "No GPU run yet" in empty and "1,915 TFLOP" in empty and "2,500 steps are 0.69 of an epoch" in empty
+    assert "uni-QT (2,500 steps), MV (2,000 steps), mean-max AAE (3,000 steps)" in empty
     shutil.copytree(out, root / "gpu" / "2026-11-26")
     record = gpu_runs.latest(root)
     assert "uni-QT at `smoke` sizes" in gpu_runs.caption(record) and "cpu" in gpu_runs.caption(record)
+    assert "MV at `smoke` sizes" in gpu_runs.caption(record) and "mean-max AAE at `smoke` sizes" in gpu_runs.caption(record)
     bench = gpu_runs.bench_table(record)
     assert len(bench) == 7 and "error" not in bench and (bench["sentences/s"] > 0).all()
     table = gpu_runs.table1_beside_gpu(record, {"uni-QT": {"MR": {"acc": 60.0}}}, "default")
@@ -208,7 +214,9 @@ def test_the_paper_plan_fits_its_budget():
     plan's own stages; measured on the first GPU run)."""
     plan = plan_of("paper")
     assert plan.estimate_seconds(7) <= 9 * 60
-    assert plan.train_preset == "paper" and plan.bench_presets == ("default", "paper") and plan.eval_config == "paper"
+    assert plan.train_preset == "paper" and plan.bench_presets == ("paper",) and plan.eval_config == "paper"
+    assert [m.name for m in plan.models] == ["uni-QT", "MV", "mean-max AAE"] and all(m.steps > 0 for m in plan.models)
+    assert plan_of("paper", train_steps=7).models[2].steps == 7 and plan_of("paper").models[2].steps == 3000
 
 
 def _real_pack() -> Path:

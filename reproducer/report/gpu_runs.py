@@ -38,18 +38,18 @@ def empty_state(root: str | Path) -> str:
     (``results/bench/epoch_paper.json``), how much of our corpus its budget covers."""
     plan = PLANS["paper"]
     epoch = {r["model"]: r for r in read_json(Path(root) / "bench" / "epoch_paper.json") or []}
-    qt = epoch.get("uni-QT")
+    qt, planned = epoch.get("uni-QT"), plan.models[0]
     cost = (f" One epoch of our corpus at those sizes is {qt['tflop_per_epoch']:,.0f} TFLOP of useful work "
-            f"(`python -m reproducer bench epoch`), so {plan.train_seconds:.0f} s cover about "
-            f"{plan.train_seconds * 100e12 / 1e12 / qt['tflop_per_epoch']:.1f} epochs at a sustained 100 TFLOP/s (an "
-            f"eighth of an H100's bf16 rate) and {plan.train_seconds * 30e12 / 1e12 / qt['tflop_per_epoch']:.1f} at "
-            f"30." if qt else "")
+            "(`python -m reproducer bench epoch`)" if qt else "")
+    if qt and qt.get("batches_per_epoch"):
+        cost += f"; uni-QT's {planned.steps:,} steps are {planned.steps / qt['batches_per_epoch']:.2f} of an epoch"
+    cost += "." if cost else ""
+    models = ", ".join(f"{m.name} ({m.steps:,} steps)" for m in plan.models)
     return ("**No GPU run yet.** Every number above was measured on 2 CPU cores with models narrower than the papers' (uni-QT: GRUs of 300 against 1,200). "
             "The prepared plan (`make gpu-pack` here, then `sh scripts/gpu_run.sh` on a GPU machine: README, *Running "
-            f"the paper presets on a GPU*) trains uni-QT at the paper's sizes (two GRUs of 1,200, a 50,000-word "
-            f"vocabulary) for {plan.train_seconds:.0f} s on one H100 and scores it with the `paper` protocol on "
-            f"Table 1's tasks." + cost + " When its results are committed under `results/gpu/<date>/`, they appear "
-            "here beside the CPU rows.")
+            f"the paper presets on a GPU*) trains {models} at the paper's sizes on one GPU and scores each with the "
+            "`paper` protocol on its paper's main table." + cost + " When its results are committed under "
+            "`results/gpu/<date>/`, they appear here beside the CPU rows.")
 
 
 def caption(record: dict) -> str:
@@ -74,6 +74,8 @@ def table1_beside_gpu(record: dict, ours_cpu: dict[str, dict], cpu_preset: str) 
     for model in record.get("models", []):
         name = model["model"]
         paper = published("logeswaran2018", name)
+        if paper.empty:  # another paper's model (chapters 04 and 05 show theirs)
+            continue
         cpu = ours_cpu.get(name) or {}
         for task, metric in TABLE1:
             theirs = paper[(paper["task"] == task) & (paper["metric"] == metric)]["value"]
