@@ -23,9 +23,11 @@ import torch
 from reproducer import checkpoints
 from reproducer.errors import ReproducerError
 from reproducer.log import progress_bar
+from reproducer.row_adagrad import RowAdagrad
 from reproducer.runtime import default_device, inference, keep_freed_memory
 
-OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad}
+#: Adam, and AdaGrad updating only the rows a batch touched (bit for bit torch's AdaGrad: :mod:`reproducer.row_adagrad`)
+OPTIMIZERS = {"adam": torch.optim.Adam, "adagrad": RowAdagrad}
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 
 
