@@ -36,7 +36,8 @@ SECTIONS = [
      ["reproducer.encoders"]),
     ("Training", ("The one training contract (an objective, and fit), the training loop under it, checkpoints, the "
                   "shared context loss, FLOP counts and the benchmarks."),
-     ["reproducer.fit", "reproducer.train", "reproducer.checkpoints", "reproducer.objectives", "reproducer.flops", "reproducer.bench"]),
+     ["reproducer.fit", "reproducer.train", "reproducer.row_adagrad", "reproducer.checkpoints", "reproducer.objectives",
+      "reproducer.flops", "reproducer.bench"]),
     ("Evaluation", "SentEval-style transfer tasks, STS, protocols and the uncertainty of a score.",
      ["reproducer.evaluate"]),
     ("Reporting and the book", "Published numbers, tables, claims, the chapters' model units and the notebook runtime.",
