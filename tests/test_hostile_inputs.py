@@ -407,10 +407,13 @@ def test_a_cached_evaluation_is_not_served_once_train_extended_its_checkpoint(tm
     it were the new model's. Re-executed with the checkpoint unchanged (even resumed by ``train`` with nothing left to
     do), everything is reused."""
     from reproducer.checkpoints import identity
+    from reproducer.log import QUIET_ENV, log_to
     from reproducer.results_store import NotebookRun, model_files
     from reproducer.train_command import train_model
 
     monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    monkeypatch.delenv(QUIET_ENV, raising=False)
+    log_to()  # the cache lines on standard output, as a notebook started by hand sets them up (not left to an earlier test)
     sentences = ["a man is playing a guitar .", "the cat sat on the mat ."]
 
     def execute() -> tuple[dict, dict, str]:
