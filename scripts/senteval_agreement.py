@@ -9,6 +9,10 @@ writes a table: task, metric, SentEval, ours, difference, SentEval seconds, our 
 in both).
 
     python scripts/senteval_agreement.py --senteval /path/to/SentEval [--encoder glove-bow] [--tasks ...]
+    python scripts/senteval_agreement.py --side ours --repeat 3    # our side again, SentEval's stored times kept
+
+Our seconds are each task's median of ``--repeat`` runs one after the other, each starting cold (the tokenizer's cache
+cleared), with torch imported before either clock starts.
 
 ``--senteval`` is a SentEval checkout or its git directory (e.g. the one ``fetch`` leaves under
 ``/work/.mirror``). SentEval's result for each task is stored as soon as that task ends
