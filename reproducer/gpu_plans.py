@@ -28,8 +28,8 @@ class PlannedModel:
 class Plan:
     """The stages' sizes and budgets. ``bench_seconds``: training seconds per objective and preset; ``models``: the
     models the plan trains (:class:`PlannedModel`), the held-out loss at ``eval_points`` points along each; each is
-    then scored with ``eval_config`` on its tasks (``eval_tasks``, when given, replaces them all). ``profile_steps``: steps of each objective
-    profiled after its bench run at the last of ``bench_presets`` (where its time goes:
+    then scored with ``eval_config`` on its tasks (``eval_tasks``, when given, replaces them all). ``profile_steps``:
+    steps of each objective profiled after its bench run at the last of ``bench_presets`` (where its time goes:
     :func:`reproducer.bench._profile`). ``train_estimate_seconds`` and ``eval_estimate_seconds``: a model's expected
     training and scoring wall time, for :meth:`estimate_seconds` only."""
 
@@ -58,8 +58,10 @@ class Plan:
 #: The three paper-size models of a slice, each about 60 s of training at the rates the 2026-11-27 slice measured on
 #: one H200 in bf16 (uni-QT 17,969 sentences/s in training = 45 steps of 400 a second; the MV consensus model 14,274
 #: sentences/s in the bench = 36 steps of 400; the mean-max AAE 3,589 sentences/s = 56 steps of 64), rounded down, and
-#: each scored on its paper's main table: Logeswaran & Lee's Table 1, Tang & de Sa's Table 6, Zhang et al.'s Table 1
-#: (the seven tasks of each; uni-QT's scoring took 52 s on that slice).
+#: each scored on the tasks of its paper's main table: Logeswaran & Lee's Table 1 (7 tasks), Tang & de Sa's Table 6
+#: (9), Zhang et al.'s Table 1 (10) — ``quick_thoughts.tables.TABLE1_COLUMNS``, ``consensus.tables.T6`` and
+#: ``mean_max_aae.tables.TABLE1``, which this low module cannot import (``tests/test_gpu_plan.py`` checks they agree;
+#: uni-QT's scoring took 52 s on that slice).
 PAPER_MODELS = (PlannedModel("uni-QT", 2500, TABLE1_TASKS),
                 PlannedModel("MV", 2000, ("MR", "CR", "SUBJ", "MPQA", "SST2", "TREC", "MRPC", "SICK-E", "SICK-R")),
                 PlannedModel("mean-max AAE", 3000, ("MR", "CR", "SUBJ", "MPQA", "SST2", "TREC", "MRPC", "SICK-E",

@@ -9,8 +9,9 @@ result even when another fails:
    batches on the device, evaluation on the device against the CPU, two steps under ``torch.compile``. A broken GPU
    path is caught first; the later stages run anyway and say what failed.
 2. **Bench** — every objective of ``bench train`` (:func:`~reproducer.bench.family_objectives`) at the plan's
-   presets (the ``paper`` sizes) for a few seconds each, with a few profiled steps, on the pack's corpus: sentences/s (overall and after start-up), useful
-   TFLOP/s and that as a percentage of the bf16 matrix-product rate measured in the same process.
+   presets (the ``paper`` sizes) for a few seconds each, with a few profiled steps, on the pack's corpus: sentences/s
+   (overall and after start-up), useful TFLOP/s and that as a percentage of the bf16 matrix-product rate measured in
+   the same process.
 3. **Train** — three models at the ``paper`` sizes (:data:`~reproducer.gpu_plans.PAPER_MODELS`: uni-QT, the MV
    consensus model, the mean-max AAE), each for a fixed number of steps, the held-out loss recorded along the way,
    then scored on the device with the ``paper`` protocol on its paper's main table (Logeswaran & Lee's Table 1, Tang

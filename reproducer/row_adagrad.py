@@ -25,7 +25,7 @@ DENSE_SHARE = 0.5
 
 class RowAdagrad(torch.optim.Adagrad):
     """``torch.optim.Adagrad`` (its single-tensor update: no ``foreach``, no ``fused``) that updates a matrix's rows
-    with a non-zero gradient only -- bit for bit the same weights and sums. Options that make a zero gradient move a
+    with a non-zero gradient only, on a CPU -- bit for bit the same weights and sums. Options that make a zero gradient move a
     weight (``weight_decay``, ``lr_decay``, ``maximize``) or need autograd (``differentiable``), and sparse or complex
     gradients, are left to ``torch.optim.Adagrad``'s own step."""
 
@@ -46,7 +46,9 @@ class RowAdagrad(torch.optim.Adagrad):
                     continue
                 grad, state = param.grad, self.state[param]
                 state["step"] += 1
-                if param.dim() != 2:  # not a matrix of rows: the whole tensor, as torch updates it
+                if param.dim() != 2 or param.device.type != "cpu":
+                    # not a matrix of rows, or on a GPU (counting the rows would wait for the device every step, and
+                    # its memory sweeps the table in microseconds): the whole tensor, as torch updates it
                     _update(param, grad, state["sum"], lr, eps)
                     continue
                 rows = grad.ne(0).any(1).nonzero().squeeze(1)  # NaN != 0: a NaN gradient is updated (and seen)

@@ -219,6 +219,17 @@ def test_the_paper_plan_fits_its_budget():
     assert plan_of("paper", train_steps=7).models[2].steps == 7 and plan_of("paper").models[2].steps == 3000
 
 
+def test_each_planned_model_is_scored_on_its_papers_main_table():
+    """The plan (a low module) writes each model's tasks out; they are the tasks of the tables its chapter shows."""
+    from reproducer.papers.consensus.tables import T6
+    from reproducer.papers.mean_max_aae.tables import TABLE1 as ZHANG_TABLE1
+    from reproducer.papers.quick_thoughts.tables import TABLE1_COLUMNS
+
+    tasks = {m.name: set(m.tasks) for m in plan_of("paper").models}
+    assert tasks == {"uni-QT": {t for t, _ in TABLE1_COLUMNS}, "MV": set(T6),
+                     "mean-max AAE": {t for t, _ in ZHANG_TABLE1.values()}}
+
+
 def _real_pack() -> Path:
     """``build/gpu-pack`` (``make gpu-pack``, which ``make test`` runs before pytest), built here when missing."""
     return build_pack(ROOT / "build" / "gpu-pack", "paper", progress=False)
