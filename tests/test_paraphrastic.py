@@ -362,3 +362,29 @@ def test_norm_weighted_vectors_scale_initial_vectors_by_trained_l1_norms():
     np.testing.assert_allclose(vectors["poverty"], [3.0, 3.0])
     with pytest.raises(ReproducerError, match="Tables of shape"):
         norm_weighted_vectors(vocab, initial[:3], trained)
+
+
+@pytest.mark.parametrize("cell_kind", ["LSTM", "RNN"])
+def test_unroll_gradients_are_bit_for_bit_those_of_indexing_each_step(cell_kind):
+    """``unroll`` takes the input projections apart once (``unbind``) instead of indexing ``inputs[:, t]`` per step;
+    the backward then stacks instead of adding zero-filled buffers, which must not change a single bit."""
+    from reproducer.encoders.compositional import ElmanCell, PeepholeLSTMCell, unroll
+
+    def indexed(cell, x, mask):  # the loop as it was written before
+        inputs, state = cell.project_inputs(x), cell.initial_state(x)
+        for t in range(x.shape[1]):
+            new = cell.step(inputs[:, t], state)
+            state = tuple(torch.where(mask[:, t, None], n, old) for n, old in zip(new, state))
+        return state[0]
+
+    torch.manual_seed(0)
+    cell = PeepholeLSTMCell(16) if cell_kind == "LSTM" else ElmanCell(16, "tanh")
+    x = torch.randn(7, 9, 16)
+    mask = torch.arange(9)[None, :] < torch.tensor([9, 1, 4, 9, 2, 6, 3])[:, None]
+    grads = []
+    for run in (unroll, indexed):
+        xx = x.clone().requires_grad_()
+        (run(cell, xx, mask) ** 2).sum().backward()
+        grads.append([xx.grad.clone()] + [p.grad.clone() for p in cell.parameters()])
+        cell.zero_grad()
+    assert all(torch.equal(a, b) for a, b in zip(*grads))
