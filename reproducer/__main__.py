@@ -303,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default="default", help="smoke | default | paper (default: default)")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--seconds", type=positive_float, default=None,
-                        help="training seconds (replaces the preset's budget)")
+                        help="training seconds (replaces the preset's steps; not reproducible: how many steps fit "
+                             "in them depends on the machine and its load)")
     budget.add_argument("--steps", type=positive_int, default=None, help="optimiser steps (replaces the preset's budget)")
     p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--out", default=None, help="folder of checkpoints/ (default: results/<chapter>/<preset>)")

@@ -100,6 +100,13 @@ def load(path: str | Path, *, what: str = "checkpoint", fix: str = "Delete it an
     return obj
 
 
+def half_budget_bundle(checkpoint: str | Path) -> Path:
+    """Where a run that trains into ``checkpoint`` (``<name>.train.pt``) keeps its encoder as it was at half its step
+    budget: ``<name>.half.encoder.pt`` beside it (what scores a claim at a second budget without training again)."""
+    checkpoint = Path(checkpoint)
+    return checkpoint.with_name(checkpoint.name.removesuffix(".train.pt") + ".half.encoder.pt")
+
+
 def identity(path: str | Path) -> str | None:
     """What a checkpoint or bundle at ``path`` *is*, cheaply: the SHA-256 its wrapper carries, read through a memory
     map without loading the payload (milliseconds for any size); the SHA-256 of the whole file for one written before

@@ -92,23 +92,20 @@ class Model:
     parts: tuple[str, ...] = ()
     bundle: str = "TokenEncoder"
     published: tuple[str, ...] = ()
-    #: preset name → the model's share of that preset's time budget (chapter 02 trains bi-QT, MC-QT and BoW-QT
-    #: shorter than uni-QT); a preset not named: the whole budget. The one place a model's budget is declared: its
-    #: chapter and ``python -m reproducer train`` read it (:meth:`budgeted`).
-    budget_shares: dict = field(default_factory=dict, hash=False)
+    #: preset name → the model's number of training steps at that preset, where it is not the preset's ``max_steps``
+    #: (chapter 02 trains bi-QT, MC-QT and BoW-QT for other numbers of steps than uni-QT). The one place a model's
+    #: budget is declared: its chapter and ``python -m reproducer train`` read it (:meth:`budgeted`).
+    budgets: dict = field(default_factory=dict, hash=False)
     description: str = ""
     scored_as: tuple[str, str, str] | None = None
     scored: bool = True
     paper: str | None = None  # key of the declaring Paper (None for a baseline)
 
     def budgeted(self, settings):
-        """``settings`` (a preset of the model's family) with this model's budget at that preset: its share of the
-        preset's ``max_seconds`` (:attr:`budget_shares`). What its chapter trains, and ``python -m reproducer train``
+        """``settings`` (a preset of the model's family) with this model's budget at that preset: its own number of
+        steps (:attr:`budgets`), else the preset's. What its chapter trains, and ``python -m reproducer train``
         with it."""
-        share = self.budget_shares.get(settings.name)
-        if share is None:
-            return settings
-        return settings.with_overrides(max_seconds=settings.max_seconds and settings.max_seconds * share)
+        return settings.with_overrides(max_steps=self.budgets.get(settings.name))
 
 
 @dataclass(frozen=True)

@@ -165,6 +165,15 @@ def checkpoint_lock(checkpoint, label: str):
     return exclusive(path.with_name(path.name + ".lock"), f"training {label} into {path.parent}")
 
 
+def _halfway(encoder, checkpoint, preset: Preset) -> dict:
+    """The milestone that saves ``encoder`` at half ``preset``'s step budget, when the run has a checkpoint."""
+    if checkpoint is None or encoder is None or not preset.max_steps or preset.max_steps < 2:
+        return {}
+    from reproducer.checkpoints import half_budget_bundle
+
+    return {preset.max_steps // 2: lambda: encoder.save(half_budget_bundle(checkpoint))}
+
+
 def fit(objective: Objective, variant, preset: Preset, data, *, checkpoint=None,
         evaluate: Callable[[Fitted, int], dict] | None = None, seed: int = 0, device=None, progress: bool = True,
         **options) -> Fitted:
@@ -175,7 +184,11 @@ def fit(objective: Objective, variant, preset: Preset, data, *, checkpoint=None,
 
     The seed is set here, once per model, and nowhere else in the library: the initial weights are drawn from it, and
     the training steps (dropout, sampled negatives) start again from the same seeded state — what the book's models
-    were trained with, so a retrain gives its numbers."""
+    were trained with, so a retrain gives its numbers.
+
+    A run with a ``checkpoint`` and a step budget also keeps its encoder as it was at half the budget
+    (:func:`~reproducer.checkpoints.half_budget_bundle`, beside the checkpoint): a claim can then be read at two
+    budgets of one run."""
     objective.check_variant(variant)
     device = default_device(device)
     seed_everything(seed)
@@ -190,6 +203,7 @@ def fit(objective: Objective, variant, preset: Preset, data, *, checkpoint=None,
         with checkpoint_lock(checkpoint, objective.label(variant)):
             fitted.log = train(module, batches, preset.train_config(seed), checkpoint=checkpoint, device=device,
                                progress=progress, desc=objective.label(variant), settings=preset.identity(),
-                               evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None)
+                               evaluate=(lambda step: evaluate(fitted, step)) if evaluate else None,
+                               milestones=_halfway(encoder, checkpoint, preset))
     fitted.log.parameters = sum(p.numel() for p in module.parameters() if p.requires_grad)
     return fitted

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from reproducer.checkpoints import identity
+from reproducer.checkpoints import half_budget_bundle, identity
 from reproducer.errors import DamagedResultError, ReproducerError, ReproducerWarning
 from reproducer.files import (COMPRESS_ABOVE, COMPRESSED, atomic_path, read_json, restore_gold, sha256_file,
                               share_gold, stored_json, stored_text, write_json, write_result)
@@ -65,12 +65,13 @@ def training_record_name(name: str) -> str:
 
 def model_files(folder: str | Path, name: str) -> dict[str, Path]:
     """Model ``name``'s git-ignored files under a results folder: ``train`` (the training checkpoint, resumable),
-    ``encoder`` (the encoder bundle) and ``log`` (``python -m reproducer train``'s log), all in ``checkpoints/``. The one
-    rule shared by the notebooks and :mod:`reproducer.train_command`, so a notebook finds a model trained from the command
+    ``encoder`` (the encoder bundle), ``log`` (``python -m reproducer train``'s log) and ``half`` (the encoder at half
+    the step budget), all in ``checkpoints/``. The one rule shared by the notebooks and :mod:`reproducer.train_command`, so a notebook finds a model trained from the command
     line."""
     folder = Path(folder) / "checkpoints"
-    return {kind: folder / f"{slug(name)}.{suffix}"
-            for kind, suffix in (("train", "train.pt"), ("encoder", "encoder.pt"), ("log", "log.json"))}
+    files = {kind: folder / f"{slug(name)}.{suffix}"
+             for kind, suffix in (("train", "train.pt"), ("encoder", "encoder.pt"), ("log", "log.json"))}
+    return {**files, "half": half_budget_bundle(files["train"])}
 
 
 def check_preset(preset: str) -> str:
@@ -532,9 +533,11 @@ class NotebookRun:
         results describe."""
         _using([self._checkpoint(name)])
         if name not in self._models:
-            state = model_files(self.dir, name)["train"]
+            files = model_files(self.dir, name)
+            state = files["train"]
             if self.retrain:
                 state.unlink(missing_ok=True)
+                files["half"].unlink(missing_ok=True)
             record = f"{training_record_name(name)}.json"
             if not state.is_file() and self.reusable(record):
                 raise ReproducerError(

@@ -360,7 +360,8 @@ class _Prefetch:
 
 def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainConfig, *,
           checkpoint: str | Path | None = None, evaluate: Callable[[int], dict[str, float]] | None = None,
-          device=None, progress: bool = True, desc: str = "train", settings: dict | None = None) -> TrainLog:
+          device=None, progress: bool = True, desc: str = "train", settings: dict | None = None,
+          milestones: dict[int, Callable[[], None]] | None = None) -> TrainLog:
     """Train ``model`` on ``batches(index)`` under ``config``; resume from ``checkpoint`` when it exists.
 
     Checkpoints you can trust: a checkpoint (weights, optimiser, log and PyTorch's random-number state, so dropout
@@ -375,6 +376,9 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
 
     ``evaluate(step)`` (called with the model in eval mode, after ``step`` finished steps) returns scores logged with
     the step and the training seconds so far, every ``eval_every`` seconds or ``eval_steps`` steps, and at the end.
+    ``milestones``: ``{step: callback}``, each called (on rank 0) once that many steps are finished, before the next
+    one — e.g. to keep the encoder at half the budget; it must not touch the weights or the random state. A run resumed
+    from a checkpoint past a milestone does not call it again.
 
     The engine: the next batch is built in a background thread while a step computes; the loss is read back (a host
     synchronisation) only every ``log_every`` steps, where its finiteness is checked (and before every checkpoint);
@@ -506,6 +510,8 @@ def train(model: torch.nn.Module, batches: Callable[[int], Any], config: TrainCo
                 log.losses.append({"step": log.step, "seconds": log.seconds, "loss": value})
                 bar.set_postfix(loss=f"{value:.3f}", rate=f"{log.examples_per_second:.0f}/s")
             bar.update(1)
+            if milestones and log.step in milestones and rank == 0:
+                milestones[log.step]()
             if next_eval is not None and log.seconds >= next_eval:
                 run_eval()
                 next_eval += config.eval_every

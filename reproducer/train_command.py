@@ -71,6 +71,10 @@ def train_model(name: str, preset: str = "default", *, seconds: float | None = N
         settings = dataclasses.replace(settings, max_seconds=seconds, max_steps=steps)
     device = _distributed(device)
     rank, size = world()
+    if seconds is not None and rank == 0:
+        warnings.warn(f"{name}: a budget of {seconds:g} seconds is not reproducible — how many steps fit in it depends "
+                      f"on the machine and its load, so this run is not the preset's model (give --steps for one that "
+                      f"is).", ReproducerWarning, stacklevel=2)
     files = model_files(Path(out) if out else RunSpec(fam.chapter, preset, seed).folder, name)  # the notebook's
     for what, path in files.items():  # before the training, not at its end
         check_writable(path, f"{what} file")

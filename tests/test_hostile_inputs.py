@@ -247,7 +247,7 @@ def test_the_paper_preset_on_a_cpu_warns_with_its_budget(monkeypatch, tmp_path):
         raise Stop  # the warning comes before the data is built and the model trained
 
     monkeypatch.setattr(type(family("quick-thought")), "training_data", refuse)
-    with pytest.warns(ReproducerWarning, match="paper preset on a CPU: its budget is 11.0 hours"), \
+    with pytest.warns(ReproducerWarning, match="paper preset on a CPU: its budget is 3,642 steps"), \
             pytest.raises(Stop):
         train_model("uni-QT", "paper", device="cpu", out=tmp_path, progress=False)
 

@@ -163,7 +163,8 @@ def test_a_sixth_paper_trains_through_the_one_training_route(sixth_paper, tmp_pa
     assert twin.log.step == 0 and not np.allclose(twin.encoder.encode(sentences), first.encoder.encode(sentences))
     out = tmp_path / "out"
     assert cli(["train", "toy-encoder", "--preset", "smoke", "--out", str(out), "--device", "cpu"]) == 0
-    bundle = next(out.rglob("*.encoder.pt"))
+    bundle = next(out.rglob("toy-encoder.encoder.pt"))
+    assert bundle.with_name("toy-encoder.half.encoder.pt").is_file()  # and the encoder at half its steps
     seed0 = family.fit("toy", settings, data, seed=0, device="cpu", progress=False)  # what the command trained
     np.testing.assert_allclose(load_encoder(bundle).encode(sentences), seed0.encoder.encode(sentences), rtol=1e-6)
 

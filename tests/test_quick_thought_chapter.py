@@ -78,14 +78,14 @@ def _models(monkeypatch, run, scale="quick"):
         return lambda fitted, step: {"curve": tuple(tasks), "scored": (encoder or (lambda f: f.encoder))(fitted)}
 
     def held_out(family, variant, settings):  # the held-out loss callback: of which model, at which settings
-        return lambda fitted, step: {"held-out": (family, variant, settings.max_seconds)}
+        return lambda fitted, step: {"held-out": (family, variant, settings.max_steps)}
 
     def fit(family, variant, settings, data, **options):  # every family trains through Family.fit
         return {"quick-thought": fit_qt, "skip-thought": fit_st}[family.name](variant, settings, data, **options)
 
     monkeypatch.setattr(reproducer.declarations.Family, "fit", fit)
     monkeypatch.setattr(reproducer.evaluate.training_curve, "curve_scores", curve_scores)
-    models = QuickThoughtModels(run, preset("quick-thought", scale, max_seconds=90), ["MR"], seed=3)
+    models = QuickThoughtModels(run, preset("quick-thought", scale, max_steps=900), ["MR"], seed=3)
     models.data, models.glove_data = "word ids", "GloVe ids"  # loaded on first use: set here, nothing is read
     models.held_out = held_out  # it reads the held-out books: tested on toy books in test_units_and_claims.py
     return models, calls
@@ -97,40 +97,41 @@ _FITTED = namedtuple("Fitted", "encoder")(namedtuple("Pair", "encoders")(["f", "
 
 def test_models_train_each_kind_with_its_settings_and_data(monkeypatch):
     run = _FakeRun(stored={"MC-QT_training": {"step": 42, "dim": 1200}})
-    models, calls = _models(monkeypatch, run)
+    models, calls = _models(monkeypatch, run, scale="default")
     assert models.record("ST") == {"step": 7, "seconds": 3.0, "dim": 4}  # its vector size from an encoded sentence
     _, variant, st, data, evaluate, checkpoint = calls[-1]
     assert (variant, st, data, checkpoint) == ("uni-skip", models.st_settings, "word ids", "checkpoints/ST.train.pt")
     # ST is scored on the curve tasks and records its held-out loss at its own settings
     assert evaluate(_FITTED, 1) == {"curve": ("MR",), "scored": _FITTED.encoder,
-                                    "held-out": ("skip-thought", "uni-skip", models.st_settings.max_seconds)}
+                                    "held-out": ("skip-thought", "uni-skip", models.st_settings.max_steps)}
+    assert models.st_settings.max_steps == 171  # the equal time: 0.19 of uni-QT's 900 steps
     assert models.fit("uni-QT").encoder.name == "uni-QT"
     assert calls[-1][4](_FITTED, 1) == {"curve": ("MR",), "scored": "f",  # uni-QT's f alone is scored
-                                        "held-out": ("quick-thought", "uni-QT", 90)}
-    assert models.fit("BoW-QT") and calls[-1][2].max_seconds == 30  # a third of the budget
-    assert calls[-1][4](_FITTED, 1) == {"held-out": ("quick-thought", "BoW-QT", 30)}  # no curve scores
+                                        "held-out": ("quick-thought", "uni-QT", 900)}
+    assert models.fit("BoW-QT") and calls[-1][2].max_steps == 6000  # its own declared steps
+    assert calls[-1][4](_FITTED, 1) == {"held-out": ("quick-thought", "BoW-QT", 6000)}  # no curve scores
     models.fit("MC-QT 400d")
     _, variant, settings, data, evaluate, _ = calls[-1]
-    assert (variant, settings.bi_hidden, settings.max_steps, data) == ("MC-QT", 50, 42, "GloVe ids")  # MC-QT's steps
+    assert (variant, settings.bi_hidden, settings.max_steps, data) == ("MC-QT", 50, 1600, "GloVe ids")  # MC-QT's steps
     assert evaluate is None  # MC-QT's ids include the pre-trained channel's: no held-out loss
-    assert run.computed == ["ST_training"]  # MC-QT's record was reused
+    assert run.computed == ["ST_training"]
     assert models.fit("ST") is run.models["ST"] and len(calls) == 4  # trained once per kernel
 
 
-def test_models_share_the_default_budget_as_the_chapter_says(monkeypatch):
+def test_models_train_their_declared_steps_at_every_preset(monkeypatch):
     from reproducer.papers.registry import models as registered
 
-    models, calls = _models(monkeypatch, _FakeRun(), scale="default")
-    shares = {m.name: m.budget_shares["default"] for m in registered(family="quick-thought")
-              if "default" in m.budget_shares}  # declared once, on the models' rows
-    assert set(shares) == {"bi-QT", "MC-QT", "BoW-QT"} and all(0 < s < 1 for s in shares.values())
-    models.fit("bi-QT")
-    assert calls[-1][2].max_seconds == pytest.approx(90 * shares["bi-QT"])
-    models.fit("BoW-QT")
-    assert calls[-1][2].max_seconds == pytest.approx(90 * shares["BoW-QT"])
-    models.fit("uni-QT")
-    assert calls[-1][2].max_seconds == 90  # uni-QT and ST (Figure 2) get the whole budget
-    assert models.st_settings.max_seconds == 90
+    for scale in ("quick", "default"):
+        models, calls = _models(monkeypatch, _FakeRun(), scale=scale)
+        steps = {m.name: m.budgets[scale] for m in registered(family="quick-thought")
+                 if scale in m.budgets}  # declared once, on the models' rows
+        assert set(steps) == {"bi-QT", "MC-QT", "BoW-QT"}
+        for name in steps:
+            models.fit(name)
+            assert calls[-1][2].max_steps == steps[name] and calls[-1][2].max_seconds is None
+        models.fit("uni-QT")
+        assert calls[-1][2].max_steps == 900  # uni-QT: the preset's steps (here overridden)
+        assert models.st_settings.max_steps == round(900 * 0.19) and models.st_settings.max_seconds is None
 
 
 @pytest.mark.filterwarnings("ignore:.*at the paper preset on a CPU")
@@ -155,7 +156,7 @@ def test_the_train_command_trains_the_chapters_budget(monkeypatch, tmp_path, sca
         monkeypatch.setattr(reproducer.declarations.Family, "fit", fit)
         monkeypatch.setattr(reproducer.declarations.Family, "training_data", lambda *a: None)
         with pytest.raises(SystemExit):
-            train_model(name, scale, out=tmp_path / name, progress=False, max_seconds=90)
+            train_model(name, scale, out=tmp_path / name, progress=False, max_steps=900)
         assert trained["settings"] == chapter, (name, scale)
 
 
@@ -223,14 +224,15 @@ def test_matched_skip_thought_takes_quick_thoughts_encoder_and_budget():
     from reproducer.papers.registry import preset
     from reproducer.papers.quick_thoughts.chapter import matched_skip_thought
 
-    qt = preset("quick-thought", "default", max_seconds=77)
+    qt = preset("quick-thought", "default")
     st = matched_skip_thought(qt)
     assert (st.uni_hidden, st.decoder_hidden, st.word_dim, st.vocab_size) == (qt.hidden, qt.hidden, qt.word_dim,
                                                                             qt.vocab_size)
-    assert (st.batch_size, st.lr, st.max_seconds, st.eval_every, st.max_len) == (400, qt.lr, 77, qt.eval_every,
-                                                                                qt.max_len)
+    assert (st.batch_size, st.lr, st.max_len) == (400, qt.lr, qt.max_len)
+    # the time uni-QT trains, in ST's steps (measured on a calm machine), scored as many times
+    assert (st.max_steps, st.eval_steps, st.max_seconds, st.eval_every) == (1140, 190, None, None)
     assert st.n_sampled == ST["default"].n_sampled  # not a QT field: the skip-thought preset's own
-    assert matched_skip_thought(preset("quick-thought", "smoke")).max_steps == preset("quick-thought", "smoke").max_steps
+    assert matched_skip_thought(preset("quick-thought", "smoke")).max_steps == 6  # 0.19 of smoke's 30
 
 
 def _runs(qt=700.0, exact=35.0, sampled=None):
@@ -305,8 +307,8 @@ def test_figure2_note_counts_the_rises_of_each_curve_and_the_held_out_change():
                     {"seconds": 81.0, "MR": 59.0, "CR": 69.0, "held-out loss": 6.0},
                     {"seconds": 121.4, "MR": 61.0, "CR": 69.0, "held-out loss": 3.0}]}
     note = figure2_note(qt, st, ["MR", "CR"], corpus_sentences=1_200_000)
-    assert note.startswith("In 121 s the skip-thought made **90 updates** of 400 sentences (0.03 epochs), "
-                           "Quick-Thoughts **3,000** (1.00 epochs).")
+    assert "the skip-thought makes **90 updates** of 400 sentences (0.03 epochs), Quick-Thoughts **3,000** (1.00 " \
+           "epochs); on the machine that ran this notebook they took 2 and 2 minutes." in note
     assert "QT's score rose on 2 of 2 tasks and ST's on 1." in note
     # from the record nearest to the last third's start (80 s of 120; 81 s of 121.4) to the last one
     assert "the held-out loss changed by -5.0% for QT and -50.0% for ST" in note

@@ -194,7 +194,7 @@ def test_presets_name_the_paper_sizes_and_take_overrides():
     paper = SKIP_THOUGHT["paper"]
     assert (paper.vocab_size, paper.word_dim, paper.uni_hidden, 2 * paper.bi_hidden) == (20000, 620, 2400, 2400)
     assert paper.n_sampled == 0 and paper.batch_size == 128 and paper.clip == 10
-    assert SKIP_THOUGHT["default"].max_seconds is not None and SKIP_THOUGHT["smoke"].max_steps is not None
+    assert all(p.max_seconds is None and p.max_steps for p in SKIP_THOUGHT.values())  # budgets in steps
     assert preset("skip-thought", "default", max_seconds=60, eval_config=None).max_seconds == 60
     assert preset("skip-thought", "default", eval_config=None).eval_config == "paper"
     with pytest.raises(ReproducerError, match="Unknown preset"):

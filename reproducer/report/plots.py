@@ -44,16 +44,20 @@ def gap_bars(comparison: pd.DataFrame, ax, *, metrics: tuple[str, ...] = ("acc",
     return ax
 
 
-def task_curves(logs: dict[str, dict], tasks: list[str], *, ylabel: str = "", title: str = ""):
+def task_curves(logs: dict[str, dict], tasks: list[str], *, ylabel: str = "", title: str = "",
+                seconds_per_step: dict[str, float] | None = None, xlabel: str = "training seconds"):
     """Downstream scores while training, one panel per task of ``tasks`` (three a row, own y scales): a line per model
-    (name → a training log whose evaluation records score those tasks) against training seconds. Returns the
-    seaborn ``FacetGrid``."""
+    (name → a training log whose evaluation records score those tasks) against training seconds — as measured, or,
+    with ``seconds_per_step`` (model → seconds), each record's step times its model's declared seconds per step (a
+    clock that reads the same on every machine). Returns the seaborn ``FacetGrid``."""
     import seaborn as sns
 
     frame = log_frame(logs, "evals").melt(id_vars=["model", "step", "seconds"], var_name="task", value_name="score")
+    if seconds_per_step:
+        frame["seconds"] = frame["step"] * frame["model"].map(seconds_per_step)
     grid = sns.relplot(data=frame, x="seconds", y="score", hue="model", col="task", col_wrap=3, col_order=tasks,
                        kind="line", marker="o", height=2.6, aspect=1.2, facet_kws={"sharey": False})
-    grid.set_axis_labels("training seconds", "").set_titles("{col_name}")
+    grid.set_axis_labels(xlabel, "").set_titles("{col_name}")
     grid.figure.supylabel(ylabel, x=-0.01)
     grid.figure.suptitle(title, y=1.02)
     return grid

@@ -10,11 +10,13 @@ from dataclasses import replace
 
 from reproducer.declarations import Family, Line, Model, Paper, family_models
 
-#: Each model's share of a preset's budget (uni-QT's and chapter 02's skip-thought's); the others train for the whole
-#: budget. At ``default`` uni-QT and the skip-thought get about an epoch (Figure 2 compares them), bi-QT and MC-QT 15
-#: minutes, BoW-QT 5; at every other preset BoW-QT a third.
-BUDGET_SHARES = {"bi-QT": {"default": 3 / 7}, "MC-QT": {"default": 3 / 7},
-                 "BoW-QT": {"smoke": 1 / 3, "quick": 1 / 3, "default": 1 / 7, "paper": 1 / 3}}
+#: Each model's number of steps where it is not its preset's ``max_steps`` (uni-QT's): at ``default`` the steps each
+#: made on a calm 2-core CPU in the time the chapter gave it before budgets were steps (seeds 1 and 2 of the committed
+#: runs; seed 0 was slowed by another job): bi-QT and MC-QT in 15 minutes (2,695 and 2,637; 1,689 and 1,618 steps),
+#: BoW-QT in 5 (6,048 and 6,057); at ``quick`` the same rates for 2 minutes (BoW-QT 40 s). At ``smoke`` and ``paper``
+#: every model trains its preset's steps (the paper trains each model one epoch).
+BUDGETS = {"bi-QT": {"quick": 350, "default": 2_600}, "MC-QT": {"quick": 220, "default": 1_600},
+           "BoW-QT": {"quick": 800, "default": 6_000}}
 
 
 def load_objective():
@@ -35,7 +37,7 @@ PAPER = Paper(
     chapter="02_quick_thoughts",
     families=(Family("quick-thought", load_objective),),
     models=(
-        *(replace(m, budget_shares=BUDGET_SHARES.get(m.name, {})) for m in family_models(
+        *(replace(m, budgets=BUDGETS.get(m.name, {})) for m in family_models(
             [("uni-QT", ("uni-QT",), "[f; g], two GRUs (Tang & de Sa's QT RNN is combine-QT)"),
              ("bi-QT", ("bi-QT",), "[f; g], two bidirectional GRUs"),
              ("BoW-QT", (), "[f; g], two word averages (the paper: QT (BoW))"),

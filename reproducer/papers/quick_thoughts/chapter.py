@@ -39,11 +39,17 @@ PAPER = registry.paper("logeswaran2018")  # this chapter's declaration (reproduc
 def matched_skip_thought(qt):
     """The skip-thought preset of the efficiency study for a :class:`~reproducer.papers.quick_thoughts.objective.QuickThoughtPreset`
     ``qt``: uni-skip with QT's encoder (vocabulary, word size, GRU width ``qt.hidden``, decoders as wide), batch,
-    sentence length, optimiser and budget; the rest (e.g. the sampled softmax) from the skip-thought preset of the
-    same scale."""
+    sentence length and optimiser, trained for the time uni-QT trains: ``qt.max_steps`` times
+    :data:`~reproducer.papers.quick_thoughts.objective.ST_STEPS_PER_QT_STEP` steps, its curve scored as many times as uni-QT's;
+    the rest (e.g. the sampled softmax) from the skip-thought preset of the same scale."""
+    from reproducer.papers.quick_thoughts.objective import ST_STEPS_PER_QT_STEP
+
+    def steps(n):
+        return n and max(1, round(n * ST_STEPS_PER_QT_STEP))
+
     return preset("skip-thought", qt.name, vocab_size=qt.vocab_size, word_dim=qt.word_dim, uni_hidden=qt.hidden,
                   decoder_hidden=qt.hidden, batch_size=qt.batch_size, lr=qt.lr, clip=qt.clip, max_len=qt.max_len,
-                  max_seconds=qt.max_seconds, max_steps=qt.max_steps, eval_every=qt.eval_every)
+                  max_steps=steps(qt.max_steps), eval_steps=steps(qt.eval_steps), eval_every=qt.eval_every)
 
 
 def measure_throughput(qt, st, seconds: float, seed: int = 0, repeats: int = 1) -> dict:
@@ -176,7 +182,7 @@ class QuickThoughtModels(ChapterModels):
     """The chapter's models by name, each trained or reloaded once through :meth:`run.model
     <reproducer.results_store.NotebookRun.model>` (this kernel's model, else trained, resuming from its checkpoint; a
     finished one is reloaded): the Quick-Thoughts ``uni-QT``, ``bi-QT``, ``MC-QT`` and ``BoW-QT`` (their shares of
-    the budget: each model's ``budget_shares``, :class:`~reproducer.declarations.Model`) of the preset ``settings``; ``ST``,
+    their steps: each model's ``budgets``, :class:`~reproducer.declarations.Model`) of the preset ``settings``; ``ST``,
     the efficiency study's skip-thought
     (:func:`matched_skip_thought`); Table 9's smaller MC-QT (:func:`smaller_mc_qt`, as many steps as MC-QT took).
     ``combine-QT`` is ``[uni-QT; bi-QT]``, ``uni-QT f`` uni-QT's input encoder alone and ``glove-bow`` GloVe
@@ -202,8 +208,10 @@ class QuickThoughtModels(ChapterModels):
         self.classification = [t for t in self.tasks if t not in ("SICK-R", "STS14")]
         self.st_settings = matched_skip_thought(settings)
         self.sizes = smaller_mc_qt(settings)
-        self.overrides = {**{m.name: {"max_seconds": m.budgeted(settings).max_seconds}  # the models' own budgets
-                             for m in models(family=self.family) if m.budget_shares}, **self.sizes}
+        own = {m.name: {"max_steps": m.budgeted(settings).max_steps}  # the models' own budgets
+               for m in models(family=self.family) if m.budgets}
+        # Table 9's smaller MC-QTs train as many steps as MC-QT
+        self.overrides = {**own, **{name: {**own.get("MC-QT", {}), **o} for name, o in self.sizes.items()}}
 
     @property
     def smallest(self) -> str:
@@ -266,10 +274,10 @@ class QuickThoughtModels(ChapterModels):
                 skip_thought = family("skip-thought")  # on QT's data: the same sentences and vocabulary
                 fitted = skip_thought.fit("uni-skip", self.st_settings, self.data, evaluate=evaluate, **options)
             else:
-                variant, steps = name.split()[0], self.record("MC-QT")["step"] if name in self.sizes else None
+                variant = name.split()[0]
                 f_scores = curve_scores(self.curve_tasks, config,
                                         encoder=lambda fitted: fitted.encoder.encoders[0])  # f alone
-                settings = self.settings.with_overrides(max_steps=steps, **self.overrides.get(name, {}))
+                settings = self.settings.with_overrides(**self.overrides.get(name, {}))
                 evaluate = None if variant == "MC-QT" else combined(
                     f_scores if name == "uni-QT" else None, self.held_out("quick-thought", variant, settings))
                 data = self.glove_data if variant == "MC-QT" else self.data
@@ -369,9 +377,17 @@ def training_loss_figure(records: dict[str, dict]):
 
 def figure2(qt: dict, st: dict, tasks: list[str], settings):
     """Figure 2: one panel per task, the score of uni-QT's ``f`` (record ``qt``) and of ``ST`` (record ``st``)
-    against training seconds (:func:`~reproducer.report.plots.task_curves`)."""
+    against training time on the calm machine the budgets were set on (steps × each objective's declared seconds
+    per step, :data:`~reproducer.papers.quick_thoughts.objective.QT_CALM_SECONDS_PER_STEP`: the same axis on every machine;
+    :func:`~reproducer.report.plots.task_curves`)."""
+    from reproducer.papers.quick_thoughts.objective import QT_CALM_SECONDS_PER_STEP, ST_STEPS_PER_QT_STEP
+
+    clock = {"QT (f only)": QT_CALM_SECONDS_PER_STEP, "ST": QT_CALM_SECONDS_PER_STEP / ST_STEPS_PER_QT_STEP}
     return task_curves({"QT (f only)": qt, "ST": st}, tasks, ylabel="accuracy (%); SICK-R: Pearson r",
-                       title=f"Same encoder (GRU {settings.hidden}, words {settings.word_dim}), two objectives")
+                       title=f"Same encoder (GRU {settings.hidden}, words {settings.word_dim}), two objectives",
+                       seconds_per_step=clock,
+                       xlabel=f"seconds on a calm 2-core CPU (steps × {clock['QT (f only)']:.2f} s QT, "
+                              f"× {clock['ST']:.2f} s ST)")
 
 
 def figure2_note(qt: dict, st: dict, tasks: list[str], corpus_sentences: int | None = None) -> str:
@@ -387,8 +403,10 @@ def figure2_note(qt: dict, st: dict, tasks: list[str], corpus_sentences: int | N
             f" Over the last third of training the held-out loss changed by {change['uni-QT']:+.1f}% for QT and "
             f"{change['ST']:+.1f}% for ST (near 0: that objective has flattened at this size).")
     return (
-        f"In {st['seconds']:.0f} s the skip-thought made **{st['step']:,} updates** of 400 sentences{epochs(st)}, "
-        f"Quick-Thoughts **{qt['step']:,}**{epochs(qt)}. Between the first and the last evaluation QT's score rose on "
+        f"In equal time on a calm machine (the step budgets: the step counts each made in the same seconds there) "
+        f"the skip-thought makes **{st['step']:,} updates** of 400 sentences{epochs(st)}, Quick-Thoughts "
+        f"**{qt['step']:,}**{epochs(qt)}; on the machine that ran this notebook they took {st['seconds'] / 60:.0f} and "
+        f"{qt['seconds'] / 60:.0f} minutes. Between the first and the last evaluation QT's score rose on "
         f"{rose['uni-QT']} of {len(tasks)} tasks and ST's on {rose['ST']}.{held} The two encoders start from different "
         "initialisations (QT's GRU is Xavier-uniform with gate biases 1, as Logeswaran & Lee; ST's has orthogonal "
         "recurrent weights, as Kiros et al.), so the first points differ for that reason too.")

@@ -182,7 +182,7 @@ def speed_claim(ratios: list[float], paper_speed: float) -> dict:
 
 def lowest_gap(qt: dict, st: dict, tasks: list[str]) -> float:
     """Figure 2's quantity: over the evaluation points both training records share (``evals``, in order: the same
-    training seconds for both objectives), the smallest gap of QT's encoder over ST in the mean score over ``tasks``
+    share of the equal time budget for both objectives, their steps scored as often), the smallest gap of QT's encoder over ST in the mean score over ``tasks``
     (points: accuracy in %, correlations × 100); NaN without a shared point."""
     pairs = list(zip(qt.get("evals", []), st.get("evals", [])))
     gaps = [np.mean([points_scale(t) * (a[t] - b[t]) for t in tasks]) for a, b in pairs

@@ -1,0 +1,96 @@
+"""Budgets that reproduce (issue 67): every preset trains a number of steps, never a number of seconds, so the same
+preset trains the same model on a busy or a calm machine; a run with a checkpoint keeps its encoder at half its steps."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent / "helpers"))
+import training_digests  # noqa: E402
+
+
+def test_no_preset_past_smoke_has_a_seconds_budget_or_schedule():
+    from reproducer.papers.registry import FAMILIES, preset
+
+    for name in FAMILIES:
+        for scale in ("smoke", "quick", "default", "paper"):
+            settings = preset(name, scale)
+            assert settings.max_steps, (name, scale)
+            assert settings.max_seconds is None and settings.eval_every is None, (name, scale)
+
+
+def test_every_declared_model_budget_is_a_number_of_steps():
+    from reproducer.papers.registry import models, preset
+
+    for model in models():
+        for scale, steps in model.budgets.items():
+            assert isinstance(steps, int) and steps > 0, (model.name, scale)
+            settings = model.budgeted(preset(model.family, scale))
+            assert settings.max_steps == steps and settings.max_seconds is None
+
+
+def _smoke_run(family_name: str, variant: str, checkpoint=None, **overrides):
+    from reproducer.papers.registry import family, preset
+
+    fam = family(family_name)
+    settings = preset(fam.name, "smoke", **overrides)
+    data = training_digests.seeded_vectors(fam.training_data(variant, settings))
+    return fam.fit(variant, settings, data, seed=0, device="cpu", progress=False, checkpoint=checkpoint,
+                   **fam.fit_options)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family_name,variant", [("quick-thought", "uni-QT"), ("skip-thought", "uni-skip")])
+def test_a_busy_machine_trains_the_same_model(family_name, variant):
+    """The same preset trained twice, once beside two processes that burn both cores: the same number of steps and
+    bit-identical weights (a seconds budget would stop the busy run earlier)."""
+    calm = _smoke_run(family_name, variant)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.2)
+        busy = _smoke_run(family_name, variant)
+    finally:
+        for p in burners:
+            p.kill()
+            p.wait()
+    assert busy.log.step == calm.log.step and busy.log.examples == calm.log.examples
+    assert training_digests.weights_digest(busy.module) == training_digests.weights_digest(calm.module)
+
+
+@pytest.mark.slow
+def test_a_run_keeps_its_encoder_at_half_its_steps(tmp_path):
+    """A run with a checkpoint saves ``<name>.half.encoder.pt`` after half its steps: the encoder of a run of half as
+    many steps, and saving it changes nothing of the full run."""
+    from reproducer.checkpoints import half_budget_bundle
+    from reproducer.encoders.bundles import load_encoder
+
+    checkpoint = tmp_path / "uni-QT.train.pt"
+    full = _smoke_run("quick-thought", "uni-QT", checkpoint=checkpoint, max_steps=6)
+    half_path = half_budget_bundle(checkpoint)
+    assert half_path == tmp_path / "uni-QT.half.encoder.pt" and half_path.is_file()
+    half = _smoke_run("quick-thought", "uni-QT", max_steps=3)
+    plain = _smoke_run("quick-thought", "uni-QT", max_steps=6)
+    assert training_digests.weights_digest(full.module) == training_digests.weights_digest(plain.module)
+    sentences = training_digests.SENTENCES
+    saved = load_encoder(half_path)
+    assert torch.equal(torch.as_tensor(saved.encode(sentences)), torch.as_tensor(half.encoder.encode(sentences)))
+    assert not torch.equal(torch.as_tensor(saved.encode(sentences)), torch.as_tensor(full.encoder.encode(sentences)))
+
+
+def test_a_seconds_budget_on_the_train_command_says_it_is_not_reproducible(monkeypatch, tmp_path):
+    import reproducer.declarations
+    from reproducer.errors import ReproducerWarning
+    from reproducer.train_command import train_model
+
+    def fit(*args, **options):
+        raise SystemExit  # stop before training: the warning comes first
+
+    monkeypatch.setattr(reproducer.declarations.Family, "fit", fit)
+    monkeypatch.setattr(reproducer.declarations.Family, "training_data", lambda *a: None)
+    with pytest.warns(ReproducerWarning, match="not reproducible"), pytest.raises(SystemExit):
+        train_model("uni-QT", "smoke", seconds=5, out=tmp_path, progress=False)
