@@ -113,17 +113,22 @@ class Line:
     """One line of chapter 06's equal-compute study: ``family``'s ``variant`` under ``label``; ``on_pairs`` for an
     objective that trains on paraphrase pairs rather than the books (drawn dashed, apart); ``inputs``: its word
     vectors, ``"learned"`` from the text, ``"fixed"`` (our word2vec, never updated) or ``"initialised"`` (starting
-    from our word2vec)."""
+    from our word2vec); ``steps_per_second``: its training steps per second at ``default`` sizes on a calm 2-core CPU
+    (``bench train``, the median of repeated runs): what turns the study's equal time into this line's number of
+    steps, the same on every machine."""
 
     label: str
     family: str
     variant: str
+    steps_per_second: float
     on_pairs: bool = False
     inputs: str = "learned"
 
     def __post_init__(self):
         if self.inputs not in INPUTS:
             raise ValueError(f"Line {self.label!r}: inputs must be one of {', '.join(INPUTS)}, got {self.inputs!r}")
+        if not self.steps_per_second > 0:
+            raise ValueError(f"Line {self.label!r}: steps_per_second must be above 0, got {self.steps_per_second!r}")
 
 
 #: What a :class:`Line` does with word vectors.

@@ -9,20 +9,39 @@ from reproducer.overview import equal_compute as ec
 
 
 def fake_unit(line, seed, scores, seconds=(10.0, 20.0), flops=1e6):
-    points = [{"step": 5 * (i + 1), "seconds": s, "flops": 5 * (i + 1) * flops, "transfer": t, "STS": t / 2}
-              for i, (s, t) in enumerate(zip(seconds, scores))]
+    points = [{"step": 5 * (i + 1), "calm seconds": s, "seconds": 1.5 * s, "flops": 5 * (i + 1) * flops,
+               "transfer": t, "STS": t / 2} for i, (s, t) in enumerate(zip(seconds, scores))]
     return {"line": line, "seed": seed, "seconds": seconds[-1], "steps": points[-1]["step"], "points": points}
 
 
-def test_budget_preset_trains_for_seconds_only_and_scores_evenly():
+def test_budget_preset_trains_steps_only_and_scores_evenly():
     settings = ec.budget_preset("consensus", "smoke", 30, 3)
-    assert settings.max_seconds == 30.0 and settings.max_steps is None and settings.eval_steps is None
-    assert settings.eval_every == pytest.approx(10.0)
+    assert settings.max_steps == 30 and settings.max_seconds is None and settings.eval_every is None
+    assert settings.eval_steps == 10
+    assert ec.budget_preset("consensus", "smoke", 31, 3).eval_steps == 11  # points at 11, 22 and the end (31)
     # the sizes are the preset's own
     from reproducer.papers.registry import preset
     assert settings.identity() == preset("consensus", "smoke").identity()
     with pytest.raises(ReproducerError, match="at least one point"):
         ec.budget_preset("consensus", "smoke", 30, 0)
+
+
+def test_equal_time_is_each_lines_steps_at_its_declared_calm_rate():
+    """The same seconds on the calm machine are another number of steps for each line (its declared rate), and the
+    clock of the figure reads those steps back as the same seconds."""
+    lines = ec.declared_lines()
+    for label in ec.all_lines():
+        steps = ec.line_steps(label, 480)
+        assert steps == round(480 * lines[label].steps_per_second)
+        assert ec.calm_seconds(label, steps) == pytest.approx(480, rel=0.01)
+    assert ec.line_steps("Quick-Thoughts (uni-QT)", 480) > ec.line_steps("skip-thought (uni-skip)", 480)
+    assert ec.line_steps("mean-max AAE", 1e-6) == 1  # at least one step
+    with pytest.raises(ReproducerError, match="Unknown line"):
+        ec.line_steps("BERT", 60)
+    from reproducer.declarations import Line
+
+    with pytest.raises(ValueError, match="steps_per_second must be above 0"):
+        Line("x", "consensus", "MV", steps_per_second=0)
 
 
 def test_every_line_names_a_family_variant():
@@ -37,7 +56,7 @@ def test_every_line_names_a_family_variant():
     from reproducer.declarations import Line
 
     with pytest.raises(ValueError, match="inputs must be one of"):
-        Line("x", "consensus", "MV", inputs="glove")
+        Line("x", "consensus", "MV", steps_per_second=1.0, inputs="glove")
 
 
 def test_ranking_orders_lines_by_their_last_point_mean_over_seeds():
@@ -87,7 +106,8 @@ def test_a_unit_trains_scores_and_is_cached(tmp_path, monkeypatch):
     study = ec.EqualCompute(NotebookRun("06_comparison", "smoke"), "smoke", 4.0, 2, seeds=1, config="prototype",
                             transfer=("MRPC",), sts=("STS14",), progress=False)
     unit = study.unit("mean-max AAE", 0)
-    assert len(unit["points"]) >= 2 and unit["seconds"] >= 4.0
+    assert len(unit["points"]) >= 2 and unit["steps"] == unit["budget_steps"] == ec.line_steps("mean-max AAE", 4.0)
+    assert unit["points"][-1]["calm seconds"] == pytest.approx(4.0, rel=0.05)  # the study's clock
     assert unit["step_flops"] > 0 and unit["points"][-1]["flops"] == unit["points"][-1]["step"] * unit["step_flops"]
     last = unit["points"][-1]
     assert last["transfer"] == pytest.approx(last["MRPC"]) and last["STS"] == pytest.approx(last["STS14"])
@@ -163,7 +183,7 @@ def test_each_lines_start_is_its_untrained_twin_scored_like_its_points(tmp_path,
                             transfer=("MRPC",), sts=("STS14",), progress=False)
     start = study.start("mean-max AAE", 0)
     assert start["line"] == "mean-max AAE" and start["seconds"] == 0.0 and start["STS"] == pytest.approx(start["STS14"])
-    settings = ec.budget_preset("autoencoder", "smoke", 4.0, 2)
+    settings = study.budget("mean-max AAE")
     twin = untrained_twin("mean-max AAE", settings, family("autoencoder").training_data("mean-max AAE", settings),
                           paper=paper("zhang2018"))
     assert ec.score_encoder(twin, "prototype", ("MRPC",), ("STS14",))["STS14"] == pytest.approx(start["STS14"])
@@ -195,7 +215,7 @@ def test_the_ranking_is_read_from_the_numbers():
         u["points"][-1]["step"] = u["steps"]
     reference = {"name": "word2vec-bow", "transfer": 80.0, "STS": 30.0}
     text = ec.ranking_summary(units, [reference], word2vec_seconds=600)
-    assert f"{qt} leads {st} at equal seconds** on the transfer tasks, by 5.0 points at the end, outside" in text
+    assert f"{qt} leads {st} at equal time** on the transfer tasks, by 5.0 points at the end, outside" in text
     assert "3.0 times as many updates" in text
     assert f"{mv} +0.0 → +0.5 (STS +10.0 → +10.2); {pp} -0.5 → -0.5" in text
     assert f"On the transfer tasks {mv} and {pp} stay within 1.5 points" in text
@@ -206,7 +226,7 @@ def test_the_ranking_is_read_from_the_numbers():
     # the seeds overlap: the text says so, and the other line leads when its numbers do
     units[2]["points"][-1]["transfer"] = 72.0
     text = ec.ranking_summary(units, [reference])
-    assert f"{st} leads {qt} at equal seconds** on the transfer tasks, by 0.5 points at the end, inside" in text
+    assert f"{st} leads {qt} at equal time** on the transfer tasks, by 0.5 points at the end, inside" in text
     assert "word2vec vectors took" not in text
     with pytest.raises(ReproducerError, match="train the units"):
         ec.ranking_summary([{"line": qt, "seed": 0, "seconds": 1, "steps": 1, "points": []}])

@@ -1,19 +1,23 @@
-"""Chapter 06's equal-compute study: every objective that trains on the book corpus given **the same wall-clock budget
-on the same machine** and scored at the same training seconds — Quick-Thoughts' Figure 2 (Logeswaran & Lee 2018,
-section 4.1: downstream accuracy against training time, QT against skip-thought) generalised to the five papers.
+"""Chapter 06's equal-compute study: every objective that trains on the book corpus given **the same training time on
+one calm machine** and scored at the same shares of it — Quick-Thoughts' Figure 2 (Logeswaran & Lee 2018, section 4.1:
+downstream accuracy against training time, QT against skip-thought) generalised to the five papers. The time is
+turned into each line's number of steps by its declared calm rate (:attr:`~reproducer.declarations.Line.steps_per_second`,
+measured with ``bench train``), so a busy machine or another one trains the same models, and the figure's clock (steps
+over that rate) reads the same everywhere.
 
 - :func:`all_lines`: every paper's lines (its declaration's ``lines``: label → family and variant of
   :mod:`reproducer.papers.registry`), the objectives on the books first; :func:`pairs_lines`: those that train on paraphrase
   pairs instead (the paraphrastic PP, drawn as a separate, labelled line).
-- :func:`budget_preset`: a family's preset (its sizes, its optimiser) with the study's budget and evaluation points.
+- :func:`line_steps`: a line's steps for the study's seconds; :func:`budget_preset`: a family's preset (its sizes,
+  its optimiser) with those steps and evaluation points.
 - :func:`score_encoder`, :func:`curve_point`: an encoder's two scores (the mean over the transfer tasks and the mean
   over the STS years), and the callback that takes them while a line trains.
 - :data:`REFERENCES`: fixed encoders scored the same way (:meth:`EqualCompute.reference`) and drawn across the figure:
   the height a line has before its objective has taught it anything beyond its input vectors.
 - :class:`EqualCompute`: one unit per (line, seed) — trains (resuming from its checkpoint), then caches its curve in
-  ``equal_<line>_seed<k>.json``: training seconds, steps, FLOPs and the scores at each point.
+  ``equal_<line>_seed<k>.json``: steps, calm and measured seconds, FLOPs and the scores at each point.
 - :func:`curve_frame`, :func:`ranking`, :func:`equal_compute_figure`: the curves as one table, the objectives ranked
-  at the budget (mean over seeds, with their spread), and the figure (score against seconds and against FLOPs,
+  at the budget (mean over seeds, with their spread), and the figure (score against calm seconds and against FLOPs,
   seeds as bands); :func:`ranking_summary`: the chapter's reading of them, generated from the same numbers.
 """
 from __future__ import annotations
@@ -42,6 +46,11 @@ REFERENCES = ("word2vec-bow",)
 FLOP_BATCHES = 8
 
 
+def declared_lines() -> dict:
+    """Every declared paper's :class:`~reproducer.declarations.Line` by label."""
+    return {line.label: line for paper in DECLARATIONS.values() for line in paper.lines}
+
+
 def all_lines() -> dict[str, tuple[str, str]]:
     """Every declared paper's lines (:class:`~reproducer.declarations.Line`), label -> (family, variant): those trained on
     the book corpus in chapter order, then those trained on paraphrase pairs (:func:`pairs_lines`)."""
@@ -68,14 +77,27 @@ def pairs_lines() -> set[str]:
     return {line.label for paper in DECLARATIONS.values() for line in paper.lines if line.on_pairs}
 
 
-def budget_preset(family: str, scale: str, seconds: float, points: int):
-    """``family``'s ``scale`` preset (its sizes, data and optimiser unchanged) trained for ``seconds`` of training time
-    only (no step budget) and scored every ``seconds / points`` training seconds."""
-    if seconds <= 0 or points < 1:
-        raise ReproducerError(f"The budget must be above 0 seconds with at least one point, got {seconds} s and "
+def line_steps(label: str, seconds: float) -> int:
+    """Line ``label``'s number of steps for ``seconds`` of training on the calm machine: the seconds times its declared
+    :attr:`~reproducer.declarations.Line.steps_per_second`, rounded (at least 1)."""
+    line_of(label)
+    return max(1, round(seconds * declared_lines()[label].steps_per_second))
+
+
+def calm_seconds(label: str, step: int) -> float:
+    """The study's clock: the seconds line ``label`` takes for ``step`` steps on the calm machine its rate was
+    measured on (the same on every machine)."""
+    return step / declared_lines()[label].steps_per_second
+
+
+def budget_preset(family: str, scale: str, steps: int, points: int):
+    """``family``'s ``scale`` preset (its sizes, data and optimiser unchanged) trained for ``steps`` steps and scored
+    every ``ceil(steps / points)`` steps (and at the end)."""
+    if steps < 1 or points < 1:
+        raise ReproducerError(f"The budget must be at least one step with at least one point, got {steps} step(s) and "
                               f"{points} point(s).")
-    return replace(preset(family, scale), max_seconds=float(seconds), max_steps=None, eval_every=seconds / points,
-                   eval_steps=None)
+    return replace(preset(family, scale), max_steps=int(steps), max_seconds=None, eval_every=None,
+                   eval_steps=-(-int(steps) // points))
 
 
 def test_encoder(fitted):
@@ -121,9 +143,9 @@ def step_flops(family, fitted, n: int = FLOP_BATCHES) -> float:
 
 
 class EqualCompute:
-    """The study in one chapter run: every line of :func:`all_lines` at ``scale``'s sizes, trained for ``seconds``
-    and scored at ``points`` evaluation points by :func:`curve_point` under ``config``, for ``seeds`` seeds from
-    ``first_seed``.
+    """The study in one chapter run: every line of :func:`all_lines` at ``scale``'s sizes, trained for the steps it
+    makes in ``seconds`` on the calm machine (:func:`line_steps`) and scored at ``points`` evaluation points by
+    :func:`curve_point` under ``config``, for ``seeds`` seeds from ``first_seed``.
     ``run`` is the notebook's :class:`~reproducer.results_store.NotebookRun`: each (line, seed) is a unit cached in
     ``equal_<line>_seed<k>.json`` (re-executing trains nothing; an interrupted unit resumes from its checkpoint)."""
 
@@ -136,31 +158,35 @@ class EqualCompute:
     def settings_record(self) -> dict:
         return {"scale": self.scale, "seconds": self.seconds, "points": self.points, "seeds": self.seeds,
                 "first_seed": self.first_seed,
+                "steps": {label: line_steps(label, self.seconds) for label in all_lines()},
                 "config": self.config, "transfer": list(self.transfer), "sts": list(self.sts),
                 "lines": {k: list(v) for k, v in all_lines().items()}}
 
-    def budget(self, family: str):
-        """``family``'s preset at the study's scale, budget and points (:func:`budget_preset`): what every unit and
-        start of its line is built with."""
-        return budget_preset(family, self.scale, self.seconds, self.points)
+    def budget(self, label: str):
+        """Line ``label``'s family preset at the study's scale, its steps and the points (:func:`budget_preset`): what
+        every unit and start of the line is built with."""
+        return budget_preset(line_of(label)[0], self.scale, line_steps(label, self.seconds), self.points)
 
     def unit(self, label: str, seed: int) -> dict:
-        """Line ``label`` trained with ``seed``: its curve (``points``: training seconds, step, FLOPs and scores at
-        each evaluation point), steps per second and the budget, cached as ``equal_<label>_seed<seed>.json``."""
+        """Line ``label`` trained with ``seed``: its curve (``points``: step, calm seconds (:func:`calm_seconds`),
+        measured training seconds, FLOPs and scores at each evaluation point), steps per second and the budget,
+        cached as ``equal_<label>_seed<seed>.json``."""
         family_name, variant = line_of(label)
         name = f"equal_{slug(label)}_seed{seed}"
 
         def compute() -> dict:
-            family, settings = family_of(family_name), self.budget(family_name)
+            family, settings = family_of(family_name), self.budget(label)
             data = family.training_data(variant, settings)
             scorer = curve_point(self.config, self.transfer, self.sts)
             fitted = self.run.model(name, lambda checkpoint: family.fit(
                 variant, settings, data, checkpoint=checkpoint, evaluate=scorer, seed=seed, progress=self.progress,
                 **family.fit_options))
             flops = step_flops(family, fitted)
-            points = [{**e, "flops": e["step"] * flops} for e in fitted.log.evals]
+            points = [{**e, "calm seconds": calm_seconds(label, e["step"]), "flops": e["step"] * flops}
+                      for e in fitted.log.evals]
             return {"line": label, "family": family_name, "variant": variant, "seed": seed,
-                    "budget_seconds": self.seconds, "seconds": fitted.log.seconds, "steps": fitted.log.step,
+                    "budget_seconds": self.seconds, "budget_steps": settings.max_steps,
+                    "seconds": fitted.log.seconds, "steps": fitted.log.step,
                     "examples": fitted.log.examples, "step_flops": flops, "points": points}
 
         return self.run.json(name, compute)
@@ -173,7 +199,7 @@ class EqualCompute:
         family_name, variant = line_of(label)
 
         def compute() -> dict:
-            family, settings = family_of(family_name), self.budget(family_name)
+            family, settings = family_of(family_name), self.budget(label)
             fitted = family.untrained(variant, settings, family.training_data(variant, settings), seed=seed)
             return {"line": label, "seed": seed, "seconds": 0.0,
                     **score_encoder(test_encoder(fitted), self.config, self.transfer, self.sts)}
@@ -203,12 +229,16 @@ class EqualCompute:
                 for seed in range(self.first_seed, self.first_seed + self.seeds)]
 
 
+#: The columns of :func:`curve_frame`.
+CURVE_COLUMNS = ["line", "seed", "calm seconds", "seconds", "step", "flops", "transfer", "STS"]
+
+
 def curve_frame(units: list[dict]) -> pd.DataFrame:
-    """The units' curves as one table: line, seed, seconds, step, flops, transfer, STS (one row per point)."""
-    rows = [{"line": u["line"], "seed": u["seed"], **{k: p.get(k, np.nan) for k in
-                                                      ("seconds", "step", "flops", "transfer", "STS")}}
+    """The units' curves as one table: line, seed, calm seconds (the study's clock), measured seconds, step, flops,
+    transfer, STS (one row per point)."""
+    rows = [{"line": u["line"], "seed": u["seed"], **{k: p.get(k, np.nan) for k in CURVE_COLUMNS[2:]}}
             for u in units for p in u["points"]]
-    return pd.DataFrame(rows, columns=["line", "seed", "seconds", "step", "flops", "transfer", "STS"])
+    return pd.DataFrame(rows, columns=CURVE_COLUMNS)
 
 
 def ranking(units: list[dict], score: str = "transfer") -> pd.DataFrame:
@@ -228,7 +258,8 @@ def ranking(units: list[dict], score: str = "transfer") -> pd.DataFrame:
 
 
 def equal_compute_figure(units: list[dict], references: list[dict] = (), starts: list[dict] = ()):
-    """Two rows (mean transfer score, mean STS) by two columns (against training seconds, against training FLOPs):
+    """Two rows (mean transfer score, mean STS) by two columns (against calm seconds, the study's clock, and against
+    training FLOPs):
     one line per objective (the mean over seeds at each evaluation point), a band from the lowest to the highest
     seed, the pairs-trained line dashed; each of ``references`` (:meth:`EqualCompute.reference`) a dotted grey
     horizontal line; ``starts`` (:meth:`EqualCompute.start`): each line's untrained twin, the mean over its seeds, a
@@ -243,7 +274,7 @@ def equal_compute_figure(units: list[dict], references: list[dict] = (), starts:
     fig, axes = plt.subplots(2, 2, figsize=(8, 8), sharey="row")
     colours = dict(zip(all_lines(), plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     for row, score in enumerate(("transfer", "STS")):
-        for col, x in enumerate(("seconds", "flops")):
+        for col, x in enumerate(("calm seconds", "flops")):
             ax = axes[row, col]
             for label, line in frame.groupby("line", sort=False):
                 by = line.groupby("point").agg(x=(x, "mean"), mean=(score, "mean"), low=(score, "min"),
@@ -253,18 +284,19 @@ def equal_compute_figure(units: list[dict], references: list[dict] = (), starts:
                         label=label)
                 ax.fill_between(by["x"], by["low"], by["high"], alpha=0.2, color=colours.get(label))
                 begin = [st[score] for st in starts if st["line"] == label]
-                if begin and x == "seconds":
+                if begin and x == "calm seconds":
                     ax.plot([0.0, by["x"].iloc[0]], [np.mean(begin), by["mean"].iloc[0]], ":", marker="o",
                             markevery=[0], markerfacecolor="white", color=colours.get(label))
             for reference in references:
                 ax.axhline(reference[score], linestyle=":", color="grey", label=f"{reference['name']} (fixed)")
             ax.set_xscale("log" if x == "flops" else "linear")
-            ax.set_xlabel("training seconds" if x == "seconds" else "training FLOPs (useful, counted)")
+            ax.set_xlabel("seconds on the calm 2-core CPU (steps ÷ the line's rate)" if x == "calm seconds"
+                          else "training FLOPs (useful, counted)")
             ax.set_ylabel("mean transfer score (points)" if score == "transfer" else "mean STS12-16 (Pearson r × 100)")
             ax.grid(alpha=0.3)
     handles, labels = axes[0, 1].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0))  # below the panels, off the lines
-    fig.suptitle("Equal compute: every objective, the same seconds, one machine")
+    fig.suptitle("Equal compute: every objective, the same time on one calm machine (as steps)")
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig
 
@@ -315,13 +347,14 @@ def ranking_summary(units: list[dict], references: list[dict] = (), word2vec_sec
     if frame.empty:
         raise ReproducerError("No curve has a point yet: train the units first.")
     frame["point"] = frame.groupby(["line", "seed"]).cumcount()
-    mean = frame.groupby(["line", "point"])[["seconds", "step", "flops", "transfer", "STS"]].mean()
+    mean = frame.groupby(["line", "point"])[["calm seconds", "step", "flops", "transfer", "STS"]].mean()
     first = mean.groupby(level="line").head(1).droplevel("point")
     last = mean.groupby(level="line").tail(1).droplevel("point")
     ends = frame[frame.point == frame.groupby(["line", "seed"]).point.transform("max")]
     low, high = ends.groupby("line")[["transfer", "STS"]].min(), ends.groupby("line")[["transfer", "STS"]].max()
     inputs, minutes = line_inputs(), lambda s: f"{s / 60:.0f} minute{'s' if round(s / 60) != 1 else ''}"
-    at = f"at the first point ({minutes(first.seconds.mean())} in) and at the end ({minutes(last.seconds.mean())})"
+    at = (f"at the first point ({minutes(first['calm seconds'].mean())} in) and at the end "
+          f"({minutes(last['calm seconds'].mean())})")
     bullets = []
 
     over = [label for label in last.index if inputs.get(label) in ("fixed", "initialised")]
@@ -360,7 +393,7 @@ def ranking_summary(units: list[dict], references: list[dict] = (), word2vec_sec
         apart = low.loc[best, "transfer"] > high.loc[other, "transfer"]
         sts_apart = (low.loc[best, "STS"] > high.loc[other, "STS"]) or (high.loc[best, "STS"] < low.loc[other, "STS"])
         bullets.append(
-            f"- **Among the lines that learn their words from the text, {best} leads {other} at equal seconds** on the "
+            f"- **Among the lines that learn their words from the text, {best} leads {other} at equal time** on the "
             f"transfer tasks, by {d['transfer']:.1f} points at the end, "
             f"{'outside' if apart else 'inside'} the two lines' seed ranges, with "
             f"{last.loc[best, 'step'] / last.loc[other, 'step']:.1f} times as many updates. On STS the gap is "

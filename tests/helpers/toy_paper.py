@@ -82,7 +82,7 @@ PAPER = Paper(
     key="toy2026", citation="Toy et al. 2026", label="Toy 2026", title="A sixth paper", chapter="07_toy",
     families=(Family("toy-objective", load_objective),),
     models=(Model("toy-encoder", "toy-objective", variant="toy", description="a toy"),),
-    neighbours="toy-encoder", lines=(Line("toy objective", "toy-objective", "toy"),),
+    neighbours="toy-encoder", lines=(Line("toy objective", "toy-objective", "toy", steps_per_second=50.0),),
     bench={"toy": ("toy-objective", "toy")}, tasks=("MR", "STS14"),
 )
 '''

@@ -47,7 +47,7 @@ PAPER = Paper(
               published=("combine-QT",), description="[uni-QT; bi-QT]"),
     ),
     neighbours="MC-QT",
-    lines=(Line("Quick-Thoughts (uni-QT)", "quick-thought", "uni-QT"),),
+    lines=(Line("Quick-Thoughts (uni-QT)", "quick-thought", "uni-QT", steps_per_second=2.07),),
     bench={"quick-thought": ("quick-thought", "uni-QT")},
     reads=("01_skip_thoughts",),
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SST2", "SICK-R", "STS14"),

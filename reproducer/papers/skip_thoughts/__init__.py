@@ -25,7 +25,7 @@ PAPER = Paper(
               published=("combine-skip",), description="[uni-skip; bi-skip], vocabulary expanded"),
     ),
     neighbours="combine-skip",
-    lines=(Line("skip-thought (uni-skip)", "skip-thought", "uni-skip"),),
+    lines=(Line("skip-thought (uni-skip)", "skip-thought", "uni-skip", steps_per_second=0.861),),
     bench={"skip-thought": ("skip-thought", "uni-skip")},
     tasks=("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-R"),
 )
