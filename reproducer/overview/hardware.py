@@ -56,7 +56,8 @@ def hardware_figure(table: pd.DataFrame):
 
 
 #: The CPU benchmark chapter 06 reads: ``python -m reproducer bench train --preset default --seconds 30
-#: --profile-steps 5 --json results/bench/train_default.json`` (one calm run, nothing else on the machine).
+#: --profile-steps 5 --json results/bench/train_default.json`` (run three times one after the other, nothing else on
+#: the machine: ``runs`` is the first, with its profile; ``repeats`` all three).
 CPU_BENCH = Path("bench") / "train_default.json"
 
 
