@@ -135,7 +135,25 @@ def _corpus() -> dict:
 
 #: Numbers with a decimal point that chapters' prose may type because they describe the setting, not a result, each
 #: with the value it must equal (so the prose cannot drift from what the code uses).
-SETTINGS = {"1.46": lambda: f"{_corpus()['sentences'] / 1e6:.2f}"}
+def _qt(name: str):
+    from reproducer.papers.quick_thoughts import objective
+
+    return getattr(objective, name)
+
+
+def _qt_epochs() -> str:
+    from reproducer.papers.registry import preset
+
+    qt = preset("quick-thought", "default")
+    return f"{qt.max_steps / (_corpus()['sentences'] / qt.batch_size):.2f}"
+
+
+SETTINGS = {"1.46": lambda: f"{_corpus()['sentences'] / 1e6:.2f}",
+            # chapter 02's budgets (issue 67): the efficiency study's equal time and uni-QT's epochs at default
+            "0.19": lambda: f"{_qt('ST_STEPS_PER_QT_STEP'):.2f}",
+            "0.35": lambda: f"{_qt('QT_CALM_SECONDS_PER_STEP'):.2f}",
+            "1.84": lambda: f"{_qt('QT_CALM_SECONDS_PER_STEP') / _qt('ST_STEPS_PER_QT_STEP'):.2f}",
+            "1.65": _qt_epochs}
 #: A result-like number in prose: a decimal, a percentage or a ratio (integers are counts and settings).
 RESULT_LIKE = re.compile(r"(?<![\w.,\-])(\d+\.\d+|\d+(?:\.\d+)?(?=\s?%)|\d+(?:\.\d+)?(?=×))")
 

@@ -45,3 +45,33 @@ def test_thresholds_print_as_a_reader_reads_them():
     assert threshold_text(0.0, "{:+.2f}") == "≥ 0"
     assert threshold_text(64.76, "{:.1f}%") == "≥ 64.8%"
     assert threshold_text(0.5, "{:.3f}", at_most=True) == "≤ 0.5"
+
+
+class _Columns:
+    """A stand-in for one seed's evidence: a claim quantity reads ``gaps`` (points) and ``replicates`` from it."""
+
+    def __init__(self, gaps, seed=0):
+        self.gaps, self.seed = np.asarray(gaps, dtype=float), seed
+
+    def quantity(self, replicates: bool):
+        return np.repeat(self.gaps[:, None], 4, axis=1) + np.array([-1, 0, 0, 1]) if replicates else self.gaps
+
+
+def test_a_claim_about_every_column_takes_the_smallest_column_of_the_seeds_mean():
+    """Issue 68: averaging each seed's own smallest gap is biased low; the claim reads the smallest column of the
+    mean over seeds, and its training noise is the seeds' spread in that column."""
+    from reproducer.report.claims import Claim, _quantity, worst_column
+
+    seeds = [_Columns([0.0, 1.5]), _Columns([2.0, 1.5])]  # the per-seed minima 0.0 and 1.5: mean 0.75
+    k, value, values = worst_column([s.gaps for s in seeds])
+    assert (k, value, list(values)) == (0, 1.0, [0.0, 2.0])  # the column means 1.0 and 1.5
+    every = Claim("every column", lambda ev, r: ev.quantity(r), every_column=True)
+    per_seed, value, replicates = _quantity(every, seeds)
+    assert value == pytest.approx(1.0) and per_seed == [0.0, 2.0]
+    assert replicates.tolist() == [0.0, 1.0, 1.0, 2.0]  # the seeds' mean replicates, the smaller column of each
+    biased = Claim("each seed's minimum", lambda ev, r: np.min(ev.quantity(r), axis=0))
+    assert _quantity(biased, seeds)[1] == pytest.approx(0.75)  # what the old construction gave
+    at_most = Claim("at most", lambda ev, r: ev.quantity(r), every_column=True, at_most=True)
+    assert _quantity(at_most, seeds)[1] == pytest.approx(1.5)  # the largest column of the means
+    plain = Claim("one column", lambda ev, r: ev.quantity(r)[0])
+    assert _quantity(plain, seeds)[:2] == ([0.0, 2.0], 1.0)

@@ -875,8 +875,11 @@ def test_figure2_is_judged_at_every_point():
     behind_once = record((60, 0.50), (60, 0.50), (65, 0.60))
     assert lowest_gap(behind_once, st, ["MR", "SICK-R"]) == pytest.approx((-3 + 0) / 2)  # the final point would pass
     row = every_point_claim((behind_once, st), [(behind_once, st), (qt, st), (behind_once, st)], ["MR", "SICK-R"])
-    # issue 43: the quantity is the seeds' mean (-1.5, +1.5, -1.5), not the main run's -1.5
+    # issue 43: the quantity is the seeds' mean, not the main run's -1.5; issue 68: the smallest point of the seeds'
+    # mean gaps (0.5, -1/3, 5: the second point, where the seeds read -1.5, +2.0, -1.5), not the mean of each seed's
+    # own smallest (-1.5, +1.5, -1.5: -0.5, biased low)
     assert row["outcome"] == "inconclusive" and row["noise"] == "the mean of 3 training seeds"
-    assert row["value"] == pytest.approx(-0.5)
-    assert row["numbers"] == "3 points; seeds: -1.50, +1.50, -1.50" and "apparent from these comparisons" in row["paper"]
+    assert row["value"] == pytest.approx(-1 / 3)
+    assert row["numbers"] == "3 points; the smallest mean gap, per seed: -1.50, +2.00, -1.50"
+    assert "apparent from these comparisons" in row["paper"]
     assert every_point_claim(({}, {}), [], ["MR"])["outcome"] == "not checked"
