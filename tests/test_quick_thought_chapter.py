@@ -724,7 +724,8 @@ def _answers(mc: str, skip: str, categories: list[str]) -> dict:
 def test_the_analogy_claim_compares_mc_qt_with_combine_skip_category_by_category_over_the_seeds():
     """Table 6 reads by category: the claim's quantity is the mean over the question categories of MC-QT's accuracy
     minus combine-skip's (a small category weighs as much as a large one), the mean over the seeds that have both
-    chapters' answers, against the paper's 7.8 points (the mean of its nine categories); not checked without one."""
+    chapters' answers; not checked without one. Issue 68: Table 6's 7.8 points (Yelp retrieval) is not carried over
+    to our question set as an effect size, so the row can never read *smaller than published*."""
     from reproducer.papers.quick_thoughts.claims import TABLE6_GAP, analogy_claims
 
     assert TABLE6_GAP == pytest.approx(100 * (1.68 - 0.98) / 9)
@@ -733,7 +734,7 @@ def test_the_analogy_claim_compares_mc_qt_with_combine_skip_category_by_category
     seed0 = _answers("1" * 54 + "0" * 36 + "1" * 5 + "0" * 5, "1" * 36 + "0" * 54 + "0" * 5 + "1" * 5, categories)
     seed1 = _answers("1" * 54 + "0" * 36 + "1" * 5 + "0" * 5, "1" * 54 + "0" * 36 + "1" * 5 + "0" * 5, categories)
     one = analogy_claims({1: seed0}, budget="default").iloc[0]
-    assert one.value == pytest.approx(10.0) and one["paper's effect"] == "+7.8"
+    assert one.value == pytest.approx(10.0) and one["paper's effect"] == ""
     assert one.noise == "test items (bootstrap)"
     assert one.numbers == "MC-QT 55.0%, combine-skip 45.0% (mean of 2 categories; seeds 1)"
     both = analogy_claims({1: seed0, 2: seed1}, budget="default").iloc[0]

@@ -288,15 +288,16 @@ def seeds_text(n: int, spread: str, budget: str | None = None) -> str:
 def point_claim(claim: str, value: float | None, threshold: float, *, at_most: bool = False, paper: str = "",
                 numbers: str = "", noise: str = "none measured", seed_values=None, unit: str = "{:.2f}",
                 spread: str = "repeats", effect: float | None = None, averaged: bool = False,
-                budget: str | None = None) -> dict:
+                budget: str | None = None, own: bool = False) -> dict:
     """A claim row (as :func:`check` makes) for a quantity without test items (a timing, a training curve):
     judged on the spread of ``seed_values`` (repeated measurements, or the same quantity per training seed: say
     which in ``spread``, e.g. ``"training seeds"``) when given, else on the value alone; ``None``: not checked.
     ``averaged``: ``value`` is the mean of ``seed_values`` (its half-width is ``t · s / √n``); ``effect``: the paper's
-    own value of the quantity; ``budget``: the preset the seeds trained at."""
+    own value of the quantity; ``budget``: the preset the seeds trained at; ``own``: the book's own claim (no paper
+    states it), marked in the row's ``source``."""
     common = {"claim": claim, "threshold": threshold_text(threshold, unit, at_most),
               "paper's effect": "" if effect is None else unit.format(effect), "paper": paper, "numbers": numbers,
-              "source": "paper"}
+              "source": BOOK if own else "paper"}
     common.update(_raw(threshold, at_most, seed_values))
     if value is None or np.isnan(float(value)):
         return {**common, "outcome": "not checked", "ours": "", "noise": noise, "value": np.nan, "low": np.nan,

@@ -102,7 +102,7 @@ def timing_claims(repeats: list[dict[str, float]], paper_minutes: pd.Series) -> 
                            seed_values=ratios if len(ratios) >= 2 else None, paper=paper,
                            numbers=", ".join(f"{k} {v:.1f}" for k, v in repeats[0].items()) + " min per 1000 batches "
                            f"(this machine; {other} over the AAE, {len(ratios)} repeats)"
-                           + ("; the book's own observation" if own else ""))
+                           + ("; the book's own observation" if own else ""), own=own)
 
     quoted = "; ".join(f"{m} {v:g}" for m, v in paper_minutes.items())
     return [row("The AAE trains faster per batch than skip-thought (section 4.4: skip-thought's minutes per 1000 "

@@ -118,18 +118,20 @@ ANALOGY_CLAIM = ("MC-QT retrieves sentence analogies better than skip-thought (T
                  "combine-skip of the same seed on the same questions, accuracy % averaged over the question "
                  "categories)")
 ANALOGY_WORDS = ("\"Our model outperforms skip-thoughts across several categories\" (Appendix A); Table 6: MC-QT above "
-                 "combine-skip in 8 of 9 categories, by 7.8 points on their mean")
+                 "combine-skip in 8 of 9 categories, by 7.8 points on their mean (retrieval on Yelp, 0-52% accuracy: "
+                 "not comparable with our Gutenberg questions, so no effect size is carried over — issue 68)")
 
 
 def analogy_claims(seeds: dict[int, dict], budget: str | None = None) -> pd.DataFrame:
     """Appendix A's claim, judged by :func:`~reproducer.report.claims.check` on ``seeds`` (seed → its answers:
     :func:`~reproducer.papers.quick_thoughts.chapter.analogy_answers`, MC-QT's and chapter 01's combine-skip's to the
     same questions, each with its questions' categories): the mean over the question categories of MC-QT's accuracy
-    minus combine-skip's (every category weighs the same, as Table 6 reads by category; the paper's effect is the
-    mean of its nine), the mean over the seeds given. Not checked while no seed has both chapters' answers."""
+    minus combine-skip's (every category weighs the same, as Table 6 reads by category), the mean over the seeds
+    given. No effect size: Table 6's gap (:data:`TABLE6_GAP`, Yelp retrieval at 0-52% accuracy) does not carry over
+    to our Gutenberg question set (95-99%), so the claim can be reproduced or not, never *smaller than published*. Not checked while no seed has both chapters' answers."""
     if not seeds:
         return pd.DataFrame([point_claim(
-            ANALOGY_CLAIM, None, 0.0, paper=ANALOGY_WORDS, effect=TABLE6_GAP, unit="{:+.1f}",
+            ANALOGY_CLAIM, None, 0.0, paper=ANALOGY_WORDS, unit="{:+.1f}",
             noise="no seed has both chapters' answers to the same questions yet: chapter 01's combine-skip answers "
                   "them when its models train")])
     task = ANALOGY_CATEGORIES
@@ -140,7 +142,7 @@ def analogy_claims(seeds: dict[int, dict], budget: str | None = None) -> pd.Data
                 f"{n} categories; seeds {', '.join(map(str, seeds))})")
 
     claim = Claim(ANALOGY_CLAIM, lambda ev, r: ev.score("MC-QT", task, r) - ev.score("combine-skip", task, r),
-                  effect=TABLE6_GAP, paper=ANALOGY_WORDS, numbers=numbers, unit="{:+.1f}")
+                  paper=ANALOGY_WORDS, numbers=numbers, unit="{:+.1f}")
     evidence = [Evidence({}, answers, seed=seed) for seed, answers in seeds.items()]
     return check([claim], evidence[0], evidence, budget=budget)
 
