@@ -98,7 +98,12 @@ class SkipThoughtModels(ChapterModels):
 
     def trained(self, name: str):
         """The encoder ``name`` of :data:`PARTS` (its parts side by side, vocabularies expanded but for
-        ``… (no expansion)``), or one of the :data:`BASELINES`."""
+        ``… (no expansion)``), or one of the :data:`BASELINES` (``word2vec-bow``: the average of :attr:`word2vec`,
+        the vectors the expansion uses; at ``default`` those of the ``word2vec-bow`` baseline)."""
+        if name == "word2vec-bow":
+            from reproducer.encoders.bow import word_average_encoder
+
+            return word_average_encoder(self.word2vec, name=name)
         if name in BASELINES:
             from reproducer.encoders.baselines import load_baseline
 
