@@ -1064,7 +1064,7 @@ def test_skip_thought_claims_on_constructed_evidence():
     # issue 68: Table 3's bag-of-words row is stood in for by our word2vec-300d average (same corpus), on SICK-R and
     # MRPC
     assert table.paper.iloc[3] == "Table 3: combine-skip 0.8584 vs bow 0.7823"  # Kiros et al.'s bow row
-    assert table.paper.iloc[4] == "Table 3 (right): combine-skip 73.0 vs bow 67.8"
+    assert table.paper.iloc[4] == "Table 3: combine-skip 73.0 vs bow 67.8"
     assert table.numbers.iloc[3] == "combine-skip 0.800, word2vec averaging 0.820"
     # section 3.2: a linear model on skip-thoughts against the SemEval systems' best published r (ECNU, 0.8414)
     assert "ECNU" in claims[6].claim and claims[6].effect == pytest.approx(85.84 - 84.14)
