@@ -294,6 +294,7 @@ def test_claims_decide_each_claim_from_the_numbers():
     # PP or proj best on every dataset; the iRNN next; no o.g. above o.g.; PP above its initial vectors and GloVe
     assert table2.outcome.tolist() == ["reproduced"] * 5
     assert table2.value.iloc[:2].tolist() == pytest.approx([100.0, 58 - 57])  # datasets won (%); iRNN − DAN
+    assert (table2.noise == "datasets (bootstrap)").all()  # issue 68: what the bootstrap draws is the suite's datasets
 
 
 def test_recurrent_summary_states_the_gaps():

@@ -159,6 +159,9 @@ class Claim:
     #: largest, with ``at_most``), not the mean of each seed's own smallest, which is biased toward the threshold's
     #: far side (:func:`worst_column`).
     every_column: bool = False
+    #: What the bootstrap resamples, as the row's noise names it: test items, or the datasets of a similarity suite
+    #: whose mean over datasets is the score (Wieting et al.'s Table 2).
+    resampled: str = "test items"
 
 
 def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None,
@@ -178,7 +181,7 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
         seed_values, value, replicates = _quantity(c, seeds or [evidence])
         seed_values = seed_values if seeds else None
         j = judge(value, replicates, seed_values, c.threshold, at_most=c.at_most, effect=c.effect, averaged=True)
-        noise = ["test items (bootstrap)"] + (["the mean of " + seeds_text(j["seeds"], "training seeds", budget)]
+        noise = [f"{c.resampled} (bootstrap)"] + (["the mean of " + seeds_text(j["seeds"], "training seeds", budget)]
                                               if j["seeds"] else [])
         rows.append({"claim": c.claim, "outcome": j["outcome"],
                      "ours": f"{c.unit.format(j['value'])} [{c.unit.format(j['low'])}, {c.unit.format(j['high'])}]",
