@@ -1,5 +1,6 @@
 """The claims scorecard (chapter 06): every chapter's claims.json in one table, counted per paper."""
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -195,3 +196,29 @@ def test_claim_rows_keep_the_numbers_the_scorecard_reasons_with():
     row = point_claim("x", 5.0, 4.8, seed_values=[4.0, 5.0, 6.0], unit="{:.1f}×")
     assert row["threshold value"] == 4.8 and row["at most"] is False and row["seed values"] == [4.0, 5.0, 6.0]
     assert point_claim("y", 5.0, 4.8)["seed values"] == []
+
+
+def test_multiplicity_reads_p_off_each_interval_and_holm_keeps_only_the_clear_decisions():
+    """Issue 68: each claim's p-value equivalent comes from its own interval (p < 0.05 exactly when the interval
+    excludes the boundary that decided it), and Holm's correction across the scorecard turns the decisions that do not
+    survive into *inconclusive*."""
+    from reproducer.overview.scorecard import holm, multiplicity, p_equivalent
+
+    def row(outcome, value, low, high, threshold=0.0, effect=float("nan")):
+        return {"outcome": outcome, "value": value, "low": low, "high": high, "threshold value": threshold,
+                "at most": False, "effect value": effect}
+
+    edge = row("reproduced", 1.96, 0.0, 3.92)  # the interval touches 0: p = 0.05
+    assert p_equivalent(edge) == pytest.approx(0.05, rel=1e-6)
+    assert p_equivalent(row("reproduced", 10.0, 8.04, 11.96)) < 1e-20
+    assert p_equivalent(row("not reproduced", -1.0, -2.0, -0.02)) == pytest.approx(0.045, abs=1e-3)  # the high side
+    smaller = row("smaller than published", 1.0, 0.5, 1.5, effect=2.0)  # 2.0 is 1.96 x 2 SE away: against the effect
+    assert p_equivalent(smaller) == pytest.approx(math.erfc(3.92 / math.sqrt(2)), rel=1e-3)
+    assert math.isnan(p_equivalent(row("smaller than published", 1.0, 0.5, 1.5)))  # no effect stored
+    assert holm(pd.Series([0.01, 0.04, float("nan"), 0.03])).tolist()[:2] == pytest.approx([0.03, 0.06])
+    card = pd.DataFrame([row("reproduced", 3.0, 1.0, 5.0), row("reproduced", 2.2, 0.1, 4.3),
+                         row("inconclusive", 0.5, -1.0, 2.0), row("not checked", float("nan"), float("nan"),
+                                                                  float("nan"))])
+    out = multiplicity(card)
+    assert out["outcome (Holm)"].tolist() == ["reproduced", "inconclusive", "inconclusive", "not checked"]
+    assert out["p (Holm)"].iloc[1] > 0.05 > out["p"].iloc[1]  # decided alone, not among three tests

@@ -9,6 +9,7 @@ from and a link to the chapter, and the outcomes counted per paper.
 - :func:`stable_summary`: what holds, fails or leans against the paper at both presets (generated, not written).
 - :func:`undecided_summary`: why the inconclusive claims are undecided, from their seeds.
 - :func:`seeds_summary`: where the claims' training noise comes from (seeds at the claims' own preset, or another).
+- :func:`multiplicity`: each claim's p-value equivalent and its outcome after Holm's correction across the scorecard.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def chapters() -> dict[str, tuple[str, str]]:
 OUTCOMES = tuple(COLOURS)  # reproduced, not reproduced, smaller than published, inconclusive, not checked
 #: The columns of :func:`scorecard`.
 COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "paper's effect", "published", "numbers", "noise",
-           "value", "low", "high", "threshold value", "at most", "seed values", "source"]
+           "value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source"]
 #: The row of :func:`paper_counts` that counts the book's own claims (training beats the same encoder untrained).
 BOOK_ROW = f"{BOOK} (every paper: training beats the same encoder untrained)"
 
@@ -195,3 +196,48 @@ def seeds_summary(card: pd.DataFrame, preset: str) -> str:
                  + (" (shorter runs, whose spread is not that of the runs the claims are about)"
                     if any(b != preset for b in borrowed) else ""))
     return text + f"; **{none}** have no training seeds (the test items' noise, or timing repeats, alone)."
+
+
+#: The level of every interval (95%) and the family-wise error rate Holm's correction keeps.
+LEVEL = 0.05
+
+
+def p_equivalent(row) -> float:
+    """A claim row's two-sided p-value equivalent for the boundary that decided it: the distance from the value to the
+    threshold (*reproduced*, *not reproduced*, *inconclusive*) or to the paper's effect (*smaller than published*),
+    in standard errors read off the side of its 95% interval that faces that boundary (the interval's half-width over
+    1.96: the same normal reading as the interval, so p < 0.05 exactly when the interval excludes the boundary). NaN
+    for a row without an interval or a needed number."""
+    from scipy import stats
+
+    value, low, high = (row.get(k) for k in ("value", "low", "high"))
+    if any(pd.isna(x) for x in (value, low, high)):
+        return float("nan")
+    boundary = row.get("effect value") if row["outcome"] == "smaller than published" else row.get("threshold value")
+    if pd.isna(boundary):
+        return float("nan")
+    half = (value - low) if boundary < value else (high - value)
+    if half <= 0:
+        return 0.0 if boundary != value else 1.0
+    z = abs(value - boundary) / (half / stats.norm.ppf(1 - LEVEL / 2))
+    return float(2 * stats.norm.sf(z))
+
+
+def holm(p: pd.Series) -> pd.Series:
+    """Holm's step-down adjusted p-values (the family: every finite ``p``; NaN stays NaN)."""
+    finite = p.dropna().sort_values()
+    m = len(finite)
+    adjusted = (finite * (m - pd.Series(range(m), index=finite.index))).cummax().clip(upper=1.0)
+    return adjusted.reindex(p.index)
+
+
+def multiplicity(card: pd.DataFrame) -> pd.DataFrame:
+    """``card`` with ``p`` (:func:`p_equivalent`), ``p (Holm)`` (:func:`holm` across the whole scorecard: with ~70
+    decisions at 95%, about 3-4 would be wrong by chance alone) and ``outcome (Holm)``: a decided outcome whose
+    adjusted p is not below :data:`LEVEL` becomes *inconclusive*; the others (and a row without a p) are unchanged."""
+    out = card.copy()
+    out["p"] = [p_equivalent(row) for _, row in card.iterrows()] if len(card) else []
+    out["p (Holm)"] = holm(out["p"].astype(float))
+    held = out["outcome"].isin(DECIDED) & (out["p (Holm)"] >= LEVEL)  # a row without p (stored before): kept
+    out["outcome (Holm)"] = out["outcome"].where(~held, "inconclusive")
+    return out

@@ -190,7 +190,7 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
                      "source": BOOK if c.own else "paper",
                      "numbers": c.numbers(shown) if c.numbers else "", "noise": " + ".join(noise),
                      "value": j["value"], "low": j["low"], "high": j["high"], **_raw(c.threshold, c.at_most,
-                                                                                    seed_values)})
+                                                                                    seed_values, c.effect)})
     return pd.DataFrame(rows)
 
 
@@ -220,7 +220,7 @@ def _quantity(c: Claim, seeds: list) -> tuple[list[float], float, np.ndarray]:
 
 
 #: The columns of a claim row that the scorecard reasons with and the claims table does not show.
-RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "seed values", "source")
+RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source")
 #: A claim row's ``source`` when no paper states the claim: the book asks it of every paper (:func:`twin_claims`).
 BOOK = "the book's own"
 
@@ -266,10 +266,11 @@ def twin_claim(name: str, what: str, tasks: list[str], trained: str | None = Non
                  own=True)
 
 
-def _raw(threshold: float, at_most: bool, seed_values) -> dict:
-    """The numbers behind a row that the scorecard reasons with: the threshold, its direction, and the quantity on
-    each training seed (or repeat)."""
+def _raw(threshold: float, at_most: bool, seed_values, effect: float | None = None) -> dict:
+    """The numbers behind a row that the scorecard reasons with: the threshold, its direction, the paper's effect
+    (NaN where it prints none) and the quantity on each training seed (or repeat)."""
     return {"threshold value": float(threshold), "at most": bool(at_most),
+            "effect value": float("nan") if effect is None else float(effect),
             "seed values": [float(v) for v in seed_values] if seed_values is not None and len(seed_values) >= 2 else []}
 
 
@@ -301,7 +302,7 @@ def point_claim(claim: str, value: float | None, threshold: float, *, at_most: b
     common = {"claim": claim, "threshold": threshold_text(threshold, unit, at_most),
               "paper's effect": "" if effect is None else unit.format(effect), "paper": paper, "numbers": numbers,
               "source": BOOK if own else "paper"}
-    common.update(_raw(threshold, at_most, seed_values))
+    common.update(_raw(threshold, at_most, seed_values, effect))
     if value is None or np.isnan(float(value)):
         return {**common, "outcome": "not checked", "ours": "", "noise": noise, "value": np.nan, "low": np.nan,
                 "high": np.nan}
