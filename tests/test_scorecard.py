@@ -222,3 +222,14 @@ def test_multiplicity_reads_p_off_each_interval_and_holm_keeps_only_the_clear_de
     out = multiplicity(card)
     assert out["outcome (Holm)"].tolist() == ["reproduced", "inconclusive", "inconclusive", "not checked"]
     assert out["p (Holm)"].iloc[1] > 0.05 > out["p"].iloc[1]  # decided alone, not among three tests
+
+
+def test_the_holm_summary_names_the_decisions_that_fall():
+    from reproducer.overview.scorecard import holm_summary, multiplicity
+
+    rows = [{"claim": c, "outcome": "reproduced", "value": v, "low": lo, "high": 2 * v - lo, "threshold value": 0.0,
+             "at most": False, "effect value": float("nan")} for c, v, lo in (("a", 3.0, 1.0), ("b", 2.2, 0.1))]
+    rows.append({**rows[0], "claim": "c", "outcome": "inconclusive", "value": 0.5, "low": -1.0, "high": 2.0})
+    text = holm_summary(multiplicity(pd.DataFrame(rows)))  # p: 0.003, 0.040, 0.51 -> Holm: 0.010, 0.080, 0.51
+    assert "3 claims are tests at 95%" in text and "**1 stand**" in text and "**1 become inconclusive**: b (" in text
+    assert holm_summary(multiplicity(pd.DataFrame(rows[:1]))).endswith("none becomes inconclusive.")

@@ -241,3 +241,18 @@ def multiplicity(card: pd.DataFrame) -> pd.DataFrame:
     held = out["outcome"].isin(DECIDED) & (out["p (Holm)"] >= LEVEL)  # a row without p (stored before): kept
     out["outcome (Holm)"] = out["outcome"].where(~held, "inconclusive")
     return out
+
+
+def holm_summary(card: pd.DataFrame) -> str:
+    """What Holm's correction (:func:`multiplicity`, already applied to ``card``) changes, in one Markdown line: the
+    decided outcomes that stand and those that become *inconclusive* (named), among the claims with a p."""
+    tested = card["p"].notna()
+    decided = card["outcome"].isin(DECIDED)
+    fall = card[decided & (card["outcome (Holm)"] == "inconclusive")]
+    text = (f"**Chance, counted:** {int(tested.sum())} claims are tests at 95%; Holm's correction across all of them "
+            f"keeps the family-wise error at 5%. Of the {int(decided.sum())} decided outcomes, "
+            f"**{int(decided.sum()) - len(fall)} stand** after it")
+    if fall.empty:
+        return text + "; none becomes inconclusive."
+    return text + f" and **{len(fall)} become inconclusive**: " + "; ".join(
+        f"{r.claim} ({r.outcome}, p = {r.p:.3f}, after Holm {r['p (Holm)']:.2f})" for _, r in fall.iterrows()) + "."
