@@ -66,8 +66,8 @@ def training_record_name(name: str) -> str:
 def model_files(folder: str | Path, name: str) -> dict[str, Path]:
     """Model ``name``'s git-ignored files under a results folder: ``train`` (the training checkpoint, resumable),
     ``encoder`` (the encoder bundle), ``log`` (``python -m reproducer train``'s log) and ``half`` (the encoder at half
-    the step budget), all in ``checkpoints/``. The one rule shared by the notebooks and :mod:`reproducer.train_command`, so a notebook finds a model trained from the command
-    line."""
+    the step budget), all in ``checkpoints/``. The one rule shared by the notebooks and
+    :mod:`reproducer.train_command`, so a notebook finds a model trained from the command line."""
     folder = Path(folder) / "checkpoints"
     files = {kind: folder / f"{slug(name)}.{suffix}"
              for kind, suffix in (("train", "train.pt"), ("encoder", "encoder.pt"), ("log", "log.json"))}

@@ -75,3 +75,12 @@ def test_a_claim_about_every_column_takes_the_smallest_column_of_the_seeds_mean(
     assert _quantity(at_most, seeds)[1] == pytest.approx(1.5)  # the largest column of the means
     plain = Claim("one column", lambda ev, r: ev.quantity(r)[0])
     assert _quantity(plain, seeds)[:2] == ([0.0, 2.0], 1.0)
+
+
+def test_a_claim_with_several_values_must_say_it_is_about_every_column():
+    from reproducer.errors import ReproducerError
+    from reproducer.report.claims import Claim, _quantity
+
+    stray = Claim("two values, no declaration", lambda ev, r: ev.quantity(r))
+    with pytest.raises(ReproducerError, match="declare every_column=True"):
+        _quantity(stray, [_Columns([0.0, 1.5])])

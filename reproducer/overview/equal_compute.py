@@ -1,9 +1,9 @@
 """Chapter 06's equal-compute study: every objective that trains on the book corpus given **the same training time on
 one calm machine** and scored at the same shares of it — Quick-Thoughts' Figure 2 (Logeswaran & Lee 2018, section 4.1:
 downstream accuracy against training time, QT against skip-thought) generalised to the five papers. The time is
-turned into each line's number of steps by its declared calm rate (:attr:`~reproducer.declarations.Line.steps_per_second`,
-measured with ``bench train``), so a busy machine or another one trains the same models, and the figure's clock (steps
-over that rate) reads the same everywhere.
+turned into each line's number of steps by its declared calm rate
+(:attr:`~reproducer.declarations.Line.steps_per_second`, measured with ``bench train``), so a busy machine or another
+one trains the same models, and the figure's clock (steps over that rate) reads the same everywhere.
 
 - :func:`all_lines`: every paper's lines (its declaration's ``lines``: label → family and variant of
   :mod:`reproducer.papers.registry`), the objectives on the books first; :func:`pairs_lines`: those that train on paraphrase
@@ -54,14 +54,14 @@ def declared_lines() -> dict:
 def all_lines() -> dict[str, tuple[str, str]]:
     """Every declared paper's lines (:class:`~reproducer.declarations.Line`), label -> (family, variant): those trained on
     the book corpus in chapter order, then those trained on paraphrase pairs (:func:`pairs_lines`)."""
-    lines = [line for paper in DECLARATIONS.values() for line in paper.lines]
-    return {line.label: (line.family, line.variant) for line in sorted(lines, key=lambda line: line.on_pairs)}
+    lines = sorted(declared_lines().values(), key=lambda line: line.on_pairs)
+    return {line.label: (line.family, line.variant) for line in lines}
 
 
 def line_inputs() -> dict[str, str]:
     """Every line's word vectors (:attr:`~reproducer.declarations.Line.inputs`), label -> ``"learned"``, ``"fixed"`` or
     ``"initialised"``."""
-    return {line.label: line.inputs for paper in DECLARATIONS.values() for line in paper.lines}
+    return {label: line.inputs for label, line in declared_lines().items()}
 
 
 def line_of(label: str) -> tuple[str, str]:
@@ -74,7 +74,7 @@ def line_of(label: str) -> tuple[str, str]:
 
 def pairs_lines() -> set[str]:
     """The labels of the lines that train on paraphrase pairs, not on the books (drawn dashed)."""
-    return {line.label for paper in DECLARATIONS.values() for line in paper.lines if line.on_pairs}
+    return {label for label, line in declared_lines().items() if line.on_pairs}
 
 
 def line_steps(label: str, seconds: float) -> int:

@@ -213,6 +213,9 @@ def _quantity(c: Claim, seeds: list) -> tuple[list[float], float, np.ndarray]:
     replicates = np.mean([np.asarray(c.quantity(e, True), dtype=float).reshape(len(points[0]), -1) for e in seeds],
                          axis=0)
     if not c.every_column:
+        if len(points[0]) != 1:
+            raise ReproducerError(f"The claim {c.claim!r} gives {len(points[0])} values per seed: declare "
+                                  "every_column=True for a claim about each of them, or give one value.")
         values = [float(v[0]) for v in points]
         return values, float(np.mean(values)), replicates[0]
     _, value, values = worst_column(points, c.at_most)

@@ -40,8 +40,8 @@ def matched_skip_thought(qt):
     """The skip-thought preset of the efficiency study for a :class:`~reproducer.papers.quick_thoughts.objective.QuickThoughtPreset`
     ``qt``: uni-skip with QT's encoder (vocabulary, word size, GRU width ``qt.hidden``, decoders as wide), batch,
     sentence length and optimiser, trained for the time uni-QT trains: ``qt.max_steps`` times
-    :data:`~reproducer.papers.quick_thoughts.objective.ST_STEPS_PER_QT_STEP` steps, its curve scored as many times as uni-QT's;
-    the rest (e.g. the sampled softmax) from the skip-thought preset of the same scale."""
+    :data:`~reproducer.papers.quick_thoughts.objective.ST_STEPS_PER_QT_STEP` steps, its curve scored as many times
+    as uni-QT's; the rest (e.g. the sampled softmax) from the skip-thought preset of the same scale."""
     from reproducer.papers.quick_thoughts.objective import ST_STEPS_PER_QT_STEP
 
     def steps(n):
@@ -181,10 +181,10 @@ SEED_MODELS = FAMILY
 class QuickThoughtModels(ChapterModels):
     """The chapter's models by name, each trained or reloaded once through :meth:`run.model
     <reproducer.results_store.NotebookRun.model>` (this kernel's model, else trained, resuming from its checkpoint; a
-    finished one is reloaded): the Quick-Thoughts ``uni-QT``, ``bi-QT``, ``MC-QT`` and ``BoW-QT`` (their shares of
-    their steps: each model's ``budgets``, :class:`~reproducer.declarations.Model`) of the preset ``settings``; ``ST``,
+    finished one is reloaded): the Quick-Thoughts ``uni-QT``, ``bi-QT``, ``MC-QT`` and ``BoW-QT`` (their steps: each
+    model's ``budgets``, :class:`~reproducer.declarations.Model`) of the preset ``settings``; ``ST``,
     the efficiency study's skip-thought
-    (:func:`matched_skip_thought`); Table 9's smaller MC-QT (:func:`smaller_mc_qt`, as many steps as MC-QT took).
+    (:func:`matched_skip_thought`); Table 9's smaller MC-QT (:func:`smaller_mc_qt`, as many steps as MC-QT).
     ``combine-QT`` is ``[uni-QT; bi-QT]``, ``uni-QT f`` uni-QT's input encoder alone and ``glove-bow`` GloVe
     averaging. ST and uni-QT's input encoder ``f`` are scored on ``curve_tasks`` while they train (Figure 2). The
     training data (the corpus, its word ids, MC-QT's ids of a large vocabulary: ours, then every other GloVe word) are
@@ -378,8 +378,8 @@ def training_loss_figure(records: dict[str, dict]):
 def figure2(qt: dict, st: dict, tasks: list[str], settings):
     """Figure 2: one panel per task, the score of uni-QT's ``f`` (record ``qt``) and of ``ST`` (record ``st``)
     against training time on the calm machine the budgets were set on (steps × each objective's declared seconds
-    per step, :data:`~reproducer.papers.quick_thoughts.objective.QT_CALM_SECONDS_PER_STEP`: the same axis on every machine;
-    :func:`~reproducer.report.plots.task_curves`)."""
+    per step, :data:`~reproducer.papers.quick_thoughts.objective.QT_CALM_SECONDS_PER_STEP`: the same axis on every
+    machine; :func:`~reproducer.report.plots.task_curves`)."""
     from reproducer.papers.quick_thoughts.objective import QT_CALM_SECONDS_PER_STEP, ST_STEPS_PER_QT_STEP
 
     clock = {"QT (f only)": QT_CALM_SECONDS_PER_STEP, "ST": QT_CALM_SECONDS_PER_STEP / ST_STEPS_PER_QT_STEP}
