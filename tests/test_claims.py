@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reproducer.report.claims import COLOURS, claim_table, verdict
+from reproducer.report.claims import COLOURS, claim_table, outcome_changes, verdict
 
 
 def test_verdict_words():
@@ -84,3 +84,18 @@ def test_a_claim_with_several_values_must_say_it_is_about_every_column():
     stray = Claim("two values, no declaration", lambda ev, r: ev.quantity(r))
     with pytest.raises(ReproducerError, match="declare every_column=True"):
         _quantity(stray, [_Columns([0.0, 1.5])])
+
+
+def test_outcome_changes_lists_the_claims_whose_outcome_moved():
+    old = [{"claim": "a", "outcome": "reproduced", "ours": "1.0 [0.5, 1.5]"},
+           {"claim": "b", "outcome": "inconclusive", "ours": "0.1 [-0.2, 0.4]"},
+           {"claim": "gone", "outcome": "reproduced", "ours": "2"}]
+    new = [{"claim": "a", "outcome": "reproduced", "ours": "1.2 [0.7, 1.7]"},
+           {"claim": "b", "outcome": "reproduced", "ours": "0.5 [0.2, 0.8]"},
+           {"claim": "added", "outcome": "not checked"}]
+    changed = outcome_changes(old, new).set_index("claim")
+    assert list(changed.index) == ["b", "gone", "added"]  # "a" kept its outcome though its value moved
+    assert changed.loc["b"].tolist() == ["inconclusive", "0.1 [-0.2, 0.4]", "reproduced", "0.5 [0.2, 0.8]"]
+    assert changed.loc["gone", "new outcome"] == "(absent)" and changed.loc["added", "old outcome"] == "(absent)"
+    assert changed.loc["added", "new value"] == ""  # a "not checked" row has no value
+    assert outcome_changes(new, new).empty

@@ -344,3 +344,20 @@ def claim_table(claims: pd.DataFrame):
         raise ValueError(f"Outcomes must be one of {', '.join(COLOURS)}: got {sorted(unknown)}.")
     shown = claims.drop(columns=[c for c in RAW_COLUMNS if c in claims])
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"])
+
+
+def outcome_changes(old: list[dict] | pd.DataFrame, new: list[dict] | pd.DataFrame) -> pd.DataFrame:
+    """The claims of two stored runs of one chapter (``claims.json`` rows: before and after a retraining) whose
+    outcome differs, matched by their ``claim`` text: one row each with the old and new outcome and value
+    (``ours``: the value with its interval); a claim only one run states has ``"(absent)"`` on the other side."""
+    old, new = (pd.DataFrame(rows).set_index("claim") for rows in (old, new))
+    rows = []
+    for claim in [*old.index, *new.index.difference(old.index, sort=False)]:
+        before = old.loc[claim] if claim in old.index else None
+        after = new.loc[claim] if claim in new.index else None
+        outcomes = [side["outcome"] if side is not None else "(absent)" for side in (before, after)]
+        values = ["" if side is None or pd.isna(side.get("ours")) else side["ours"] for side in (before, after)]
+        if outcomes[0] != outcomes[1]:
+            rows.append({"claim": claim, "old outcome": outcomes[0], "old value": values[0],
+                         "new outcome": outcomes[1], "new value": values[1]})
+    return pd.DataFrame(rows, columns=["claim", "old outcome", "old value", "new outcome", "new value"])
