@@ -568,6 +568,25 @@ class NotebookRun:
             return load_encoder(self.bundle_path(name), **options)
         return None
 
+    def half_encoder(self, name: str, **options):
+        """Model ``name``'s encoder as it was at half its step budget: the bundle its training saved halfway
+        (``checkpoints/<slug>.half.encoder.pt``, git-ignored: :func:`~reproducer.checkpoints.half_budget_bundle`),
+        named ``name``; ``None`` when it is gone (then only training the model again makes it). A result computed
+        from it uses the model's checkpoint, as one computed from the full encoder does."""
+        _using([self._checkpoint(name)])
+        path = model_files(self.dir, name)["half"]
+        if not path.is_file():
+            return None
+        from reproducer.encoders.bundles import load_encoder
+
+        encoder = load_encoder(path, **options)
+        encoder.name = name
+        return encoder
+
+    def has_half(self, *names: str) -> bool:
+        """Whether every named model's half-budget encoder (:meth:`half_encoder`) is saved."""
+        return all(model_files(self.dir, n)["half"].is_file() for n in names)
+
     def has_model(self, *names: str) -> bool:
         """Whether every named model's encoder is available without training (trained here, or a saved bundle)."""
         return all(n in self._models or self.bundle_path(n).is_file() for n in names)

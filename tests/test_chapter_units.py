@@ -1148,3 +1148,43 @@ def test_chapter_02_forgets_a_seeds_own_questions_and_reads_combine_skips_answer
     assert answers["combine-skip"] == {"hits": "00", "categories": ["family", "plural"]}
     chapter01.path("analogy_questions.json").write_text(json.dumps({"pairs": 1, "questions": questions[:1], "seed": 0}))
     assert qt.analogy_answers(models) == {}  # other questions: not paired
+
+
+def test_units_score_the_encoders_saved_at_half_the_budget_while_they_exist(results_dir, monkeypatch, capsys):
+    """Issue 67's half-budget encoders are scored in each model's unit (``eval_<name>_half.json``, the analogy answers
+    of combine-skip), from the halfway bundles and never by training; the untrained twins are not scored again; a
+    re-execution reads them from the cache when the bundles are gone, and without either it notes what is missing."""
+    import reproducer.encoders.bundles
+    from reproducer.results_store import model_files
+
+    run = NotebookRun("01_skip_thoughts", "smoke")
+    models, asked = skip_models(run, monkeypatch)
+    loaded = []
+    monkeypatch.setattr(reproducer.encoders.bundles, "load_encoder",
+                        lambda path, **options: loaded.append(path.name) or Stub("halfway bundle"))
+    for name in sk.TRAINED:
+        model_files(run.dir, name)["half"].parent.mkdir(parents=True, exist_ok=True)
+        model_files(run.dir, name)["half"].touch()
+    models.unit("uni-skip")
+    assert [e[0] for e in asked["evaluate"]] == ["uni-skip", "uni-skip"] and loaded == ["uni-skip.half.encoder.pt"]
+    assert run.path("eval_uni-skip_half.json").is_file()
+    models.unit("bi-skip")
+    assert asked["fit"] == ["uni-skip", "bi-skip"]  # the halves trained nothing
+    assert [e[0] for e in asked["evaluate"][2:]] == ["bi-skip", "combine-skip", "combine-skip (no expansion)",
+                                                     "bi-skip", "combine-skip", "combine-skip (no expansion)"]
+    assert asked["analogy"][-1] == ("combine-skip", ("uni-skip", "bi-skip", "our word2vec"))  # the halves, expanded
+    assert read_json(run.path("analogy_combine-skip_half.json"))["hits"] == "1"
+    assert asked["twins"] == [["combine-skip"]]  # an untrained twin has no budget: scored once
+    for name in sk.TRAINED:
+        model_files(run.dir, name)["half"].unlink()
+    again, asked_again = skip_models(NotebookRun("01_skip_thoughts", "smoke"), monkeypatch)
+    for name in sk.TRAINED:
+        again.unit(name, neighbours=False)
+    assert asked_again["evaluate"] == asked_again["fit"] == []  # every half product read from the cache
+    run.path("eval_bi-skip_half.json").unlink()
+    third, asked_third = skip_models(NotebookRun("01_skip_thoughts", "smoke"), monkeypatch)
+    third.unit("bi-skip", neighbours=False)
+    assert asked_third["evaluate"] == asked_third["fit"] == []
+    assert "eval_bi-skip_half: needs the half-budget encoders of bi-skip, not saved in smoke/" in capsys.readouterr().out
+    with pytest.raises(ReproducerError, match="half its step budget is not saved"):
+        third.at_half().trained("bi-skip")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from reproducer.data.corpus import CorpusConfig
 from reproducer.evaluate import Results
+from reproducer.errors import ReproducerError
 from reproducer.files import read_json
 from reproducer.results_store import slug
 from reproducer.report.analogies import answer, mine_questions
@@ -28,12 +29,16 @@ class ModelProducts:
     ``encoder(name)`` gives a model's encoder (training it when needed): it is called only for a product that is not
     cached. ``tasks`` and ``eval_config``: the evaluation; ``pool_size``, ``n_queries``: the neighbour search among
     held-out sentences (``corpus_config``'s held-out books); ``seed`` picks them, and the analogy questions unless
-    ``question_seed`` is given (the same questions for every training seed)."""
+    ``question_seed`` is given (the same questions for every training seed). ``suffix`` ends the name of every
+    product of a model (``eval_<name><suffix>``, ...; ``"_half"``: the models at half their step budget,
+    :meth:`ChapterModels.at_half`); an evaluation given its own ``key`` (an untrained twin's) and the analogy questions
+    are shared."""
 
     def __init__(self, run, encoder: Callable[[str], object], *, tasks: list[str], eval_config: str,
                  corpus_config=None, pool_size: int = 20000, n_queries: int = 10, k: int = 5, seed: int = 0,
-                 question_seed: int | None = None):
+                 question_seed: int | None = None, suffix: str = ""):
         self.run, self.encoder, self.tasks, self.eval_config = run, encoder, list(tasks), eval_config
+        self.suffix = suffix
         self.corpus_config, self.pool_size, self.n_queries, self.k, self.seed = (corpus_config, pool_size, n_queries,
                                                                                  k, seed)
         self.question_seed = seed if question_seed is None else question_seed
@@ -45,7 +50,7 @@ class ModelProducts:
         ``encoder()`` when given, else ``self.encoder(name)``)."""
         from reproducer.evaluate import Results, evaluate
 
-        return Results.from_json(self.run.json(key or f"eval_{slug(name)}", lambda: evaluate(
+        return Results.from_json(self.run.json(key or f"eval_{slug(name)}{self.suffix}", lambda: evaluate(
             encoder() if encoder else self.encoder(name), tasks or self.tasks, self.eval_config,
             progress=False).to_json()))
 
@@ -59,7 +64,7 @@ class ModelProducts:
     def neighbours(self, name: str) -> pd.DataFrame:
         """Model ``name``'s ``k`` nearest pool sentences for each query (rows of
         :func:`~reproducer.report.explorer.neighbour_frame`): ``neighbours_<name>.csv``."""
-        return self.run.frame(f"neighbours_{slug(name)}", lambda: neighbour_frame(
+        return self.run.frame(f"neighbours_{slug(name)}{self.suffix}", lambda: neighbour_frame(
             [NeighbourIndex.build(self.encoder(name), self.pool[0], name=name)], self.pool[1], self.k))
 
     def neighbour_table(self, names: list[str]) -> pd.DataFrame:
@@ -90,12 +95,12 @@ class ModelProducts:
         study = self.questions(sentences)
         if not study["questions"]:
             return None
-        return self.run.json(f"analogy_{slug(name)}", lambda: answer(self.encoder(name), study))
+        return self.run.json(f"analogy_{slug(name)}{self.suffix}", lambda: answer(self.encoder(name), study))
 
     def stored_analogy(self, name: str) -> dict | None:
         """Model ``name``'s cached answers to the analogy questions (``analogy_<name>.json`` stored under this run's
         key), ``None`` when there are none: what a claim reads without computing anything."""
-        file = f"analogy_{slug(name)}.json"
+        file = f"analogy_{slug(name)}{self.suffix}.json"
         return read_json(self.run.path(file)) if self.run.reusable(file) else None
 
     def analogy_table(self, names: list[str], sentences: Callable[[], list[str]]) -> dict:
@@ -175,8 +180,42 @@ class ChapterModels:
         config = Word2VecConfig(vector_size=32) if self.settings.name == "smoke" else Word2VecConfig()
         return train_word2vec(self.corpus_config, config, progress=False)
 
+    #: Whether these are the models at half their step budget (:meth:`at_half`).
+    half: bool = False
+
     def trained(self, name: str):
         raise NotImplementedError
+
+    def at_half(self) -> "ChapterModels":
+        """These models at half their step budget: the same chapter and seed whose trained models are the encoders
+        their runs saved halfway (:meth:`~reproducer.results_store.NotebookRun.half_encoder`) and whose products are
+        cached as ``<product>_half`` (``eval_uni-QT_half.json``): a claim read at a second budget without training
+        again (claims along their training: issue 70). Untrained twins and the analogy questions are shared with the
+        full models."""
+        import copy
+
+        view = copy.copy(self)  # shares the cached corpus, data and word vectors
+        view.half = True
+        view.products = copy.copy(self.products)
+        view.products.encoder, view.products.suffix = view.trained, "_half"
+        return view
+
+    def saved(self, name: str, fit: Callable[[str], object]):
+        """Trained model ``name``'s encoder: this kernel's, its saved bundle, else ``fit(name).encoder`` (training it);
+        in the :meth:`at_half` view its half-budget encoder, which nothing but training again makes: an error when it
+        is gone."""
+        if not self.half:
+            return self.run.encoder(name) or fit(name).encoder
+        encoder = self.run.half_encoder(name)
+        if encoder is None:
+            raise ReproducerError(f"{name}: its encoder at half its step budget is not saved in {self.run.dir.name}/"
+                                  "checkpoints/ (checkpoints are not committed): only training it again makes it.")
+        return encoder
+
+    def at_hand(self, *names: str) -> bool:
+        """Whether the trained models ``names`` are at hand without training: trained in this kernel or saved (in
+        the :meth:`at_half` view: their half-budget encoders saved)."""
+        return self.run.has_half(*names) if self.half else self.run.has_model(*names)
 
     def settings_record(self) -> dict:
         raise NotImplementedError
@@ -188,11 +227,26 @@ class ChapterModels:
         saved): a cached unit whose checkpoints are gone answers nothing, and ``None`` is returned, with a note."""
         parts = (name,) if parts is None else parts
         self.products.questions(lambda: self.corpus.sentences)  # first forget answers to another seed's questions
-        if self.run.reusable(f"analogy_{slug(name)}.json") or self.run.has_model(*parts):
+        if self.run.reusable(f"analogy_{slug(name)}{self.products.suffix}.json") or self.at_hand(*parts):
             return self.products.analogy(name, lambda: self.corpus.sentences)
-        print(f"analogy_{slug(name)}: needs {' and '.join(parts)}, not saved in {self.run.dir.name}/ (checkpoints are "
+        print(f"analogy_{slug(name)}{self.products.suffix}: needs {' and '.join(parts)}, not saved in {self.run.dir.name}/ (checkpoints are "
               "not committed): the next training answers the questions.")
         return None
+
+    def halfway(self, evaluations: dict[str, tuple], analogies: dict[str, tuple[str, ...]] | None = None) -> None:
+        """The products of some encoders at half their step budget (:meth:`at_half`), computed in a model's unit while
+        the half-budget encoders exist (checkpoints are not committed): ``evaluations`` maps an encoder to ``(tasks,
+        parts)`` (its tasks, ``None``: the chapter's; the trained models it is made of), ``analogies`` an encoder to its
+        parts. One not cached whose parts' half-budget encoders are gone is left out, with a note."""
+        half = self.at_half()
+        for name, (tasks, parts) in evaluations.items():
+            if self.run.reusable(f"eval_{slug(name)}_half.json") or half.at_hand(*parts):
+                half.evaluated(name, tasks)
+            else:
+                print(f"eval_{slug(name)}_half: needs the half-budget encoders of {' and '.join(parts)}, not saved in "
+                      f"{self.run.dir.name}/ (checkpoints are not committed): only training again makes them.")
+        for name, parts in (analogies or {}).items():
+            half.analogy(name, parts)
 
     def evaluated(self, name: str, tasks: list[str] | None = None, key: str | None = None):
         """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` on ``tasks`` (by default the chapter's and

@@ -310,14 +310,15 @@ class QuickThoughtModels(ChapterModels):
             from reproducer.encoders.baselines import load_baseline
 
             return load_baseline(name)
-        return self.run.encoder(name) or self.fit(name).encoder
+        return self.saved(name, self.fit)
 
     def unit(self, name: str, neighbours: bool = True) -> None:
         """Everything the chapter shows of model ``name``, computed right after it trains and cached (the chapter
         resumes from the last finished unit): its training record; its evaluation (Table 9's sizes: the
         classification tasks only); after uni-QT, its input encoder f's on Figure 2's tasks; after bi-QT,
         combine-QT's; for :data:`TWINS`, their untrained twins' (every seed); for the explorer's models
-        (``neighbours``) and the analogies' models, their neighbours and analogy answers."""
+        (``neighbours``) and the analogies' models, their neighbours and analogy answers; then the evaluations (and
+        MC-QT's analogy answers) of the same encoders at half the model's step budget (:meth:`halfway`)."""
         if name in (*FAMILY, *self.sizes):
             self.record(name)
         self.evaluated(name, self.classification if name in self.sizes else None)
@@ -330,6 +331,11 @@ class QuickThoughtModels(ChapterModels):
             self.products.neighbours(name)
         if name in ANALOGY_MODELS:
             self.analogy(name, () if name == "glove-bow" else None)
+        if name in (*FAMILY, *self.sizes):
+            halves = {name: (self.classification if name in self.sizes else None, (name,)),
+                      **({UNI_QT_F: (self.curve_tasks, ("uni-QT",))} if name == "uni-QT" else {}),
+                      **({"combine-QT": (None, ("uni-QT", "bi-QT"))} if name == "bi-QT" else {})}
+            self.halfway(halves, {"MC-QT": ("MC-QT",)} if name == "MC-QT" else None)
 
 
 def analogy_answers(models: "QuickThoughtModels") -> dict:

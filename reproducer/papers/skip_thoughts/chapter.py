@@ -94,7 +94,7 @@ class SkipThoughtModels(ChapterModels):
     def raw(self, name: str):
         """The trained encoder of ``uni-skip`` or ``bi-skip`` (its own 20k words): this kernel's, its saved bundle,
         else :meth:`fit`'s."""
-        return self.run.encoder(name) or self.fit(name).encoder
+        return self.saved(name, self.fit)
 
     def trained(self, name: str):
         """The encoder ``name`` of :data:`PARTS` (its parts side by side, vocabularies expanded but for
@@ -142,7 +142,8 @@ class SkipThoughtModels(ChapterModels):
         after it trains and cached: its training record and evaluation; after uni-skip the vocabulary expansion,
         after bi-skip combine-skip's evaluations (with and without expansion), its similarity suite (read by
         chapter 03) and its analogy answers (read by chapter 02's analogy claim); with ``neighbours`` the neighbour
-        tables of the encoders it completes."""
+        tables of the encoders it completes; then the evaluations and analogy answers of the encoders it completes at
+        half the step budget (:meth:`halfway`)."""
         if name in TRAINED:
             self.record(name)
         self.evaluated(name)
@@ -158,6 +159,11 @@ class SkipThoughtModels(ChapterModels):
             self.analogy("combine-skip", PARTS["combine-skip"])
         for encoder in completes[name] if neighbours else ():
             self.products.neighbours(encoder)
+        if name == "uni-skip":
+            self.halfway({"uni-skip": (None, PARTS["uni-skip"])})
+        if name == "bi-skip":
+            self.halfway({n: (None, PARTS[n]) for n in ("bi-skip", "combine-skip", "combine-skip (no expansion)")},
+                         {"combine-skip": PARTS["combine-skip"]})
 
 
 def skip_thought_minutes(run) -> str:
