@@ -708,6 +708,32 @@ def test_bow_and_size_claims_judge_bow_qt_and_the_smallest_mc_qt_over_the_seeds(
     assert seeded.noise.str.contains("3 training seeds at `default`").all()
 
 
+def test_appendix_claims_read_table8s_bag_of_words_and_table9s_margin_from_the_paper():
+    """Issue 68: bag-of-words above the RNN on STS14 (Table 8's +16-point effect), and the smallest MC-QT at most the
+    loss the paper calls marginal at a third of the size below MC-QT (Table 9: 86.43 − 84.57), a one-sided margin."""
+    from reproducer.papers.quick_thoughts.chapter import paper_sizes
+    from reproducer.papers.quick_thoughts.claims import appendix_claims
+    from reproducer.report.claims import check
+
+    claims = appendix_claims(["MR", "CR"], "MC-QT 400d", pd.Series({"QT (RNN)": 0.49, "QT (BoW)": 0.65}), paper_sizes())
+    assert claims[0].effect == pytest.approx(16.0) and "QT (BoW) 0.65 vs QT (RNN) 0.49" in claims[0].paper
+    assert claims[1].at_most and claims[1].threshold == pytest.approx(1.86) and claims[1].effect is None
+    assert claims[1].paper.startswith('"we are able to reduce the embedding size')
+
+    def seed(bow, smaller):
+        ev = _evidence()
+        ev.results["BoW-QT"] = ev.results[bow]
+        ev.results["MC-QT 400d"] = _accuracy_results("MC-QT 400d", *smaller)
+        return ev
+
+    as_accurate = check(claims, seed("ST", (120, 320)))  # BoW-QT far below combine-QT on STS14; the same accuracy
+    assert as_accurate.outcome.tolist() == ["not reproduced", "reproduced"]
+    assert as_accurate.value.iloc[1] == pytest.approx(0.0)
+    assert as_accurate.numbers.iloc[1] == "MC-QT 80.0, MC-QT 400d 80.0"
+    worse = check(claims, seed("ST", (120, 200)))  # 50% on the same items: 30 points lost
+    assert worse.value.iloc[1] == pytest.approx(30.0) and worse.outcome.iloc[1] == "not reproduced"
+
+
 def test_every_seed_trains_bow_qt_and_the_smallest_mc_qt(monkeypatch):
     from reproducer.papers.quick_thoughts.chapter import SEED_MODELS
 
