@@ -114,6 +114,24 @@ def test_the_headline_counts_the_outcomes():
         "training beats the same encoder untrained)" in html
 
 
+def test_the_headline_also_counts_the_outcomes_after_holms_correction():
+    """Issue 68: the headline counts both ways, the outcomes as decided and after Holm's correction."""
+    from reproducer.overview.scorecard import multiplicity, paper_counts
+
+    card = pd.DataFrame({"paper": ["Kiros et al. 2015"] * 3, "claim": ["a", "b", "c"],
+                         "outcome": ["reproduced", "reproduced", "inconclusive"],
+                         "value": [5.0, 2.1, 0.5], "low": [4.0, 0.05, -1.0], "high": [6.0, 4.0, 2.0],
+                         "threshold value": [0.0, 0.0, 0.0], "effect value": [None] * 3})
+    card = multiplicity(card)  # b's p ≈ 0.04: below 0.05 alone, not after Holm (x 2)
+    assert card["outcome (Holm)"].tolist() == ["reproduced", "inconclusive", "inconclusive"]
+    counts, corrected = paper_counts(card), paper_counts(card, "outcome (Holm)")
+    html = Page("06_comparison").headline(counts, "default", corrected).html
+    assert "<b>2</b> reproduced, <b>1</b> inconclusive; 2 are decided" in html
+    assert "After Holm's correction across the scorecard (the chance of even one wrong decision kept at 5%): " \
+        "<b>1</b> reproduced, <b>2</b> inconclusive; 1 decided." in html
+    assert "After Holm" not in Page("06_comparison").headline(counts, "default").html
+
+
 def test_the_loss_source_names_its_file_and_line():
     from reproducer.papers.quick_thoughts.objective import quick_thought_loss
 

@@ -66,14 +66,15 @@ def scorecard(preset: str = "default", root: str | Path = "results", missing: st
     return card
 
 
-def paper_counts(card: pd.DataFrame) -> pd.DataFrame:
+def paper_counts(card: pd.DataFrame, outcome: str = "outcome") -> pd.DataFrame:
     """The outcomes of ``card`` (:func:`scorecard`) counted per paper (the papers' own claims), in chapter order,
     the book's own claims of every chapter in one row (:data:`BOOK_ROW`, when there are any), with ``decided``
-    (reproduced, not reproduced, smaller than published), ``claims`` and a ``total`` row."""
+    (reproduced, not reproduced, smaller than published), ``claims`` and a ``total`` row. ``outcome``: the column
+    counted (``"outcome (Holm)"``: after Holm's correction, :func:`multiplicity`)."""
     own = card.get("source", pd.Series("paper", index=card.index)).eq(BOOK)
     paper = card["paper"].where(~own, BOOK_ROW)
     order = [p for p, _ in chapters().values() if p in set(paper)] + ([BOOK_ROW] if own.any() else [])
-    table = (pd.crosstab(paper, card["outcome"]).reindex(index=order, columns=list(OUTCOMES), fill_value=0)
+    table = (pd.crosstab(paper, card[outcome]).reindex(index=order, columns=list(OUTCOMES), fill_value=0)
              if len(card) else pd.DataFrame(columns=list(OUTCOMES)))
     table["decided"] = table[list(DECIDED)].sum(axis=1)
     table["claims"] = table[list(OUTCOMES)].sum(axis=1)

@@ -166,18 +166,27 @@ class Page:
         self.glue("claims_box", self.claims_box(claims, setting))
         return self.table(claim_table(claims), wrap=("claim", "paper", "numbers", "noise"), index=False)
 
-    def headline(self, counts: pd.DataFrame, preset: str) -> Shown:
+    def headline(self, counts: pd.DataFrame, preset: str, corrected: pd.DataFrame | None = None) -> Shown:
         """The book's verdict in one box: how many of the claims reproduce, and the outcomes per paper (``counts`` from
-        :func:`reproducer.overview.scorecard.paper_counts`, with its ``total`` row)."""
+        :func:`reproducer.overview.scorecard.paper_counts`, with its ``total`` row); ``corrected``: the same counts
+        after Holm's correction across the scorecard (``paper_counts(card, "outcome (Holm)")``), given in a second
+        sentence (the table stays the uncorrected counts)."""
         total = counts.loc["total"]
         parts = [f"<b>{total[o]}</b> {o}" for o in COLOURS if total.get(o, 0)]
+        after = ""
+        if corrected is not None:
+            fixed = corrected.loc["total"]
+            after = (" After Holm's correction across the scorecard (the chance of even one wrong decision kept at 5%): "
+                     + ", ".join(f"<b>{fixed[o]}</b> {o}" for o in COLOURS if fixed.get(o, 0))
+                     + f"; {fixed['decided']} decided.")
         own = sum(int(counts.loc[row, "claims"]) for row in counts.index if str(row).startswith(BOOK))
         mine = f" ({own} of them the book's own: training beats the same encoder untrained)" if own else ""
         shown = counts[[c for c in counts.columns if c not in COLOURS or total[c]]]  # outcomes no claim had: left out
-        table = shown.rename_axis(None).style.map(lambda v: COLOURS["reproduced"] if v else "", subset=["reproduced"])
+        table = shown.rename_axis(None).style.map(lambda v: COLOURS["reproduced"] if v else "",
+                                                  subset=[c for c in ["reproduced"] if c in shown])  # none: no column
         return Shown(f'{_STYLE}<div class="claims-box"><b>The verdict:</b> of the <b>{total["claims"]}</b> claims this '
                      f"book checks at the <code>{html.escape(preset)}</code> preset{mine}, {', '.join(parts)}; "
-                     f"{total['decided']} are decided (reproduced, not reproduced, or smaller than published)."
+                     f"{total['decided']} are decided (reproduced, not reproduced, or smaller than published).{after}"
                      '<div class="book-table">'
                      f"{table.to_html()}</div></div>")
 
