@@ -99,3 +99,24 @@ def test_outcome_changes_lists_the_claims_whose_outcome_moved():
     assert changed.loc["gone", "new outcome"] == "(absent)" and changed.loc["added", "old outcome"] == "(absent)"
     assert changed.loc["added", "new value"] == ""  # a "not checked" row has no value
     assert outcome_changes(new, new).empty
+
+
+def test_a_claim_near_its_boundary_is_judged_on_more_replicates():
+    """Issue 68: an interval end within a few Monte Carlo errors of the threshold could flip with other bootstrap
+    draws: the claim is judged again on 4× as many replicates (up to 16,000), and its row says how many and the error
+    of its ends; a claim far from its boundary keeps 1,000."""
+    from reproducer.report.claims import MAX_RESAMPLES, RESAMPLES, Claim, Evidence, check
+
+    deviations = np.random.default_rng(0).normal(size=200)
+    deviations = (deviations - deviations.mean()) / deviations.std()
+
+    def claim(mean):
+        ev = Evidence({}, samples={("A", "t"): mean + deviations})
+        return check([Claim("A is positive", lambda e, r: e.score("A", "t", r))], ev).iloc[0]
+
+    far = claim(1.0)
+    assert far.resamples == RESAMPLES and far.bootstrap.startswith("1,000 replicates; ends ±")
+    near = claim(1.96 / np.sqrt(200))  # the 95% interval's low end at about 0
+    assert near.resamples > RESAMPLES and near["low mc"] < far["low mc"]
+    assert near.bootstrap.startswith(f"{near.resamples:,} replicates")
+    assert near.resamples < MAX_RESAMPLES or "could still move an end across the boundary" in near.bootstrap

@@ -153,3 +153,39 @@ def test_the_mean_of_repeats_has_the_half_width_of_a_mean():
     t = stats.t.ppf(0.975, 2)
     assert one["high"] - 5.0 == pytest.approx(t * 1.0)
     assert mean["high"] - 5.0 == pytest.approx(t * 1.0 / np.sqrt(3))
+
+
+def test_the_monte_carlo_error_of_a_bootstrap_end_is_the_normal_quantiles():
+    """Issue 68: the Monte Carlo standard error of the 2.5% quantile of R normal replicates is
+    √(q(1−q)/R) / φ(z_q) ≈ 0.085 at R = 1,000, half that at 4,000."""
+    from scipy import stats
+
+    from reproducer.evaluate.uncertainty import quantile_mc_error
+
+    q = 0.025
+    for size in (1000, 4000):
+        replicates = np.random.default_rng(size).normal(size=size)
+        expected = np.sqrt(q * (1 - q) / size) / stats.norm.pdf(stats.norm.ppf(q))
+        assert quantile_mc_error(replicates, q) == pytest.approx(expected, rel=0.35)
+
+
+def test_more_replicates_keep_the_first_thousand():
+    from reproducer.evaluate.items import correct_items
+    from reproducer.evaluate.uncertainty import item_replicates
+
+    items = correct_items(np.random.default_rng(0).random(300) < 0.6)["_items"]
+    first, more = item_replicates("acc", items, "MR", 1000), item_replicates("acc", items, "MR", 2500)
+    assert len(more) == 2500 and np.array_equal(more[:1000], first)
+    assert not np.array_equal(more[1000:2000], first)  # new draws, not the first ones again
+
+
+def test_an_interval_end_near_a_boundary_could_flip():
+    from reproducer.evaluate.uncertainty import could_flip, judge
+
+    replicates = np.random.default_rng(0).normal(loc=2.0, scale=1.0, size=1000)
+    judged = judge(2.0, replicates)  # low ≈ 2 − 1.96: within a few Monte Carlo errors (≈ 0.085) of 0
+    assert judged["mc_low"] > 0 and could_flip(judged, 0.0)
+    assert not could_flip(judged, -1.0) and not could_flip(judge(5.0, replicates + 3.0), 0.0)
+    assert could_flip(judge(5.0, replicates + 3.0), 0.0, effect=3.0)  # the paper's effect is a boundary too
+    alone = judge(2.0, seed_values=[1.0, 2.0, 3.0])
+    assert alone["mc_low"] == alone["mc_high"] == 0.0 and not could_flip(alone, alone["low"])  # no replicates

@@ -82,16 +82,42 @@ def task_replicates(results, task: str, resamples: int = 1000, seed: int = 0) ->
     return item_replicates(TASKS[task].main_metric, items, task, resamples, seed)
 
 
+#: Bootstrap indices are drawn in chunks of this many replicates from one generator: the first chunk is what a
+#: 1,000-replicate bootstrap always drew, so asking for more replicates keeps those and adds others (and a chunk of
+#: ``(CHUNK, n)`` indices stays small however many are asked for).
+CHUNK = 1000
+
+
+def resampled_indices(n: int, entropy: list[int], resamples: int):
+    """The bootstrap's ``(rows, n)`` index chunks over ``n`` units, ``resamples`` rows in all, from one generator
+    seeded with ``entropy`` (:data:`CHUNK` rows a chunk)."""
+    rng = np.random.default_rng(entropy)
+    for start in range(0, resamples, CHUNK):
+        yield rng.integers(0, n, size=(min(CHUNK, resamples - start), n))
+
+
 def item_replicates(metric: str, items: dict, key: str, resamples: int = 1000, seed: int = 0) -> np.ndarray:
     """``resamples`` bootstrap replicates of ``metric`` (e.g. ``"spearman"``) on per-item outcomes ``items``
     (:mod:`reproducer.evaluate.items`), resampling the items with indices that depend only on ``key``, the item count
-    and ``seed``: two encoders scored on the same items under the same ``key`` get paired replicates."""
+    and ``seed``: two encoders scored on the same items under the same ``key`` get paired replicates (the first
+    1,000 the same whatever ``resamples`` is: :func:`resampled_indices`)."""
     import zlib
 
     a = arrays(items)
     n = len(a["correct"] if "correct" in a else a["pred"])
-    rng = np.random.default_rng([seed, zlib.crc32(key.encode()), n])
-    return main_score(metric, items, rng.integers(0, n, size=(resamples, n)))
+    return np.concatenate([main_score(metric, items, index)
+                           for index in resampled_indices(n, [seed, zlib.crc32(key.encode()), n], resamples)])
+
+
+def quantile_mc_error(replicates, q: float) -> float:
+    """The Monte Carlo standard error of the ``q`` quantile of bootstrap ``replicates`` (how much the interval end
+    would move with other draws of the same number): half the distance between the order statistics at ranks
+    ``R·q ± √(R·q·(1−q))``, the one-standard-error band of the rank the quantile falls at (binomial), distribution-free."""
+    ordered = np.sort(np.asarray(replicates, dtype=float))
+    size = len(ordered)
+    band = np.sqrt(size * q * (1 - q))
+    low, high = (int(np.clip(r, 0, size - 1)) for r in (np.floor(size * q - band), np.ceil(size * q + band)))
+    return float(ordered[high] - ordered[low]) / 2
 
 
 def judge(value: float, replicates=None, seed_values=None, threshold: float = 0.0, level: float = 0.95,
@@ -105,17 +131,22 @@ def judge(value: float, replicates=None, seed_values=None, threshold: float = 0.
 
     The interval is ``value`` minus/plus the two half-widths added in quadrature (independent sources), and
     :func:`decide` gives the outcome, with the paper's own ``effect`` size where it prints one (same units and
-    direction as the quantity). Returns ``{value, low, high, outcome, boot_low, boot_high, seed_sd, seeds, effect}``
-    (``None`` for a part not given)."""
+    direction as the quantity). Returns ``{value, low, high, outcome, boot_low, boot_high, seed_sd, seeds, effect,
+    mc_low, mc_high}`` (``None`` for a part not given; ``mc_low``, ``mc_high``: the Monte Carlo standard errors of the
+    interval's ends from the bootstrap's finite replicates, :func:`quantile_mc_error`, 0 without replicates)."""
     from scipy import stats
 
     value = float(value)
     boot_low = boot_high = None
     down = up = 0.0
+    mc = (0.0, 0.0)  # the Monte Carlo errors of the bootstrap's two ends
     if replicates is not None:
         reps = np.asarray(replicates, dtype=float)
-        boot_low, boot_high = (float(q) for q in np.quantile(reps, [0.5 - level / 2, 0.5 + level / 2]))
+        ends = (0.5 - level / 2, 0.5 + level / 2)
+        boot_low, boot_high = (float(q) for q in np.quantile(reps, ends))
         down, up = max(value - boot_low, 0.0), max(boot_high - value, 0.0)
+        mc = tuple(quantile_mc_error(reps, q) for q in ends)
+    boot = (down, up)
     seed_sd, seeds = None, 0
     if seed_values is not None and len(seed_values) >= 2:
         seeds = len(seed_values)
@@ -123,9 +154,28 @@ def judge(value: float, replicates=None, seed_values=None, threshold: float = 0.
         half = float(stats.t.ppf(0.5 + level / 2, seeds - 1) * seed_sd / (np.sqrt(seeds) if averaged else 1.0))
         down, up = float(np.hypot(down, half)), float(np.hypot(up, half))
     low, high = value - down, value + up
+    # an end moves with its bootstrap end by d(hypot(b, h))/db = b / hypot(b, h) (0 where the bootstrap adds nothing)
+    mc_low, mc_high = (error * b / total if total > 0 else 0.0 for error, b, total in zip(mc, boot, (down, up)))
     if at_most:
         outcome = decide(-high, -low, -threshold, None if effect is None else -effect)
     else:
         outcome = decide(low, high, threshold, effect)
     return {"value": value, "low": low, "high": high, "outcome": outcome, "boot_low": boot_low,
-            "boot_high": boot_high, "seed_sd": seed_sd, "seeds": seeds, "effect": effect}
+            "boot_high": boot_high, "seed_sd": seed_sd, "seeds": seeds, "effect": effect,
+            "mc_low": mc_low, "mc_high": mc_high}
+
+
+#: How many Monte Carlo standard errors an interval end must lie from a boundary it is compared with (the threshold,
+#: the paper's effect) for its outcome to stand on the bootstrap's replicates: at 3, other draws of as many replicates
+#: would move it across about once in 700.
+MC_MARGIN = 3.0
+
+
+def could_flip(judged: dict, threshold: float, effect: float | None = None, margin: float = MC_MARGIN) -> bool:
+    """Whether other draws of the same number of bootstrap replicates could change ``judged``'s outcome (a
+    :func:`judge` result): an interval end within ``margin`` Monte Carlo errors of the threshold or the paper's
+    effect."""
+    bounds = [threshold] + ([] if effect is None else [effect])
+    return any(abs(end - b) < margin * error for end, error in ((judged["low"], judged["mc_low"]),
+                                                                  (judged["high"], judged["mc_high"]))
+               for b in bounds if error > 0)

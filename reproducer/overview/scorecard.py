@@ -33,7 +33,7 @@ def chapters() -> dict[str, tuple[str, str]]:
 OUTCOMES = tuple(COLOURS)  # reproduced, not reproduced, smaller than published, inconclusive, not checked
 #: The columns of :func:`scorecard`.
 COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "paper's effect", "published", "numbers", "noise",
-           "value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source"]
+           "bootstrap", "value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source"]
 #: The row of :func:`paper_counts` that counts the book's own claims (training beats the same encoder untrained).
 BOOK_ROW = f"{BOOK} (every paper: training beats the same encoder untrained)"
 

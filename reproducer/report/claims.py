@@ -30,8 +30,10 @@ COLOURS = {"reproduced": "color: #1a7f37; font-weight: bold", "not reproduced": 
            "inconclusive": "color: #9a6700; font-weight: bold", "not checked": "color: #666666"}
 #: The outcomes that decide a claim (the interval says which side of the threshold, or of the paper's effect, it is).
 DECIDED = ("reproduced", "not reproduced", "smaller than published")
-#: How many bootstrap replicates every interval uses.
+#: How many bootstrap replicates every interval uses first; :func:`check` draws more (×4, up to
+#: :data:`MAX_RESAMPLES`) for a claim whose outcome the replicates' Monte Carlo error could flip.
 RESAMPLES = 1000
+MAX_RESAMPLES = 16000
 #: The task of an analogy score averaged over the question categories (answers with ``categories``); ``analogy``: over
 #: the questions.
 ANALOGY_CATEGORIES = "analogy categories"
@@ -50,7 +52,8 @@ class Evidence:
     × 100 of a similarity suite: resampling the datasets); ``replicated`` maps (model name, key) → a score computed
     elsewhere with its :data:`RESAMPLES` paired replicates (``(value, replicates)``, e.g.
     :func:`~reproducer.evaluate.similarity.pavlick_test_score`). :meth:`score` gives a main score in points, or with
-    ``replicates=True`` its :data:`RESAMPLES` paired bootstrap replicates."""
+    ``replicates=True`` its :data:`RESAMPLES` paired bootstrap replicates (a number: that many, the first
+    :data:`RESAMPLES` the same; a score ``replicated`` elsewhere has only its own)."""
 
     def __init__(self, results: dict, analogies: dict | None = None, *, samples: dict | None = None,
                  replicated: dict | None = None, seed: int = 0):
@@ -80,7 +83,7 @@ class Evidence:
                 if replicates:
                     from reproducer.evaluate.uncertainty import task_replicates
 
-                    self._cache[key] = scale * task_replicates(result, task, RESAMPLES)
+                    self._cache[key] = scale * task_replicates(result, task, _count(replicates))
                 else:
                     self._cache[key] = scale * float(result.main_scores()[task])
         return self._cache[key]
@@ -116,7 +119,7 @@ def _category_mean(values: np.ndarray, categories: list[str], key: str, replicat
         raise ReproducerError(f"{len(values)} outcomes but {len(codes)} categories.")
     if not replicates:
         return float(np.mean([values[codes == c].mean() for c in range(codes.max() + 1)]))
-    drawn = _draws(len(values), key)
+    drawn = _draws(len(values), key, _count(replicates))
     means = [np.where(codes[drawn] == c, values[drawn], 0.0).sum(-1) / np.maximum((codes[drawn] == c).sum(-1), 1)
              for c in range(codes.max() + 1)]
     return np.mean(means, axis=0)
@@ -125,15 +128,22 @@ def _category_mean(values: np.ndarray, categories: list[str], key: str, replicat
 def _resampled_mean(values: np.ndarray, key: str, replicates: bool):
     """The mean of per-unit ``values``, or its bootstrap replicates; the resampled units depend only on ``key`` and
     the number of units (:func:`_draws`), so two models' replicates of the same key are paired."""
-    return values[_draws(len(values), key)].mean(-1) if replicates else float(values.mean())
+    return values[_draws(len(values), key, _count(replicates))].mean(-1) if replicates else float(values.mean())
 
 
-def _draws(n: int, key: str) -> np.ndarray:
-    """The :data:`RESAMPLES` × ``n`` unit indices of the bootstrap over ``n`` units under ``key``: the same for every
-    model, so their replicates are paired."""
+def _count(replicates: bool | int) -> int:
+    """How many bootstrap replicates ``replicates`` asks for: ``True`` → :data:`RESAMPLES`, a number → that many."""
+    return RESAMPLES if replicates is True else int(replicates)
+
+
+def _draws(n: int, key: str, resamples: int = RESAMPLES) -> np.ndarray:
+    """The ``resamples`` × ``n`` unit indices of the bootstrap over ``n`` units under ``key``: the same for every
+    model, so their replicates are paired (the first :data:`RESAMPLES` rows the same whatever ``resamples`` is)."""
     import zlib
 
-    return np.random.default_rng([0, n, zlib.crc32(key.encode())]).integers(0, n, size=(RESAMPLES, n))
+    from reproducer.evaluate.uncertainty import resampled_indices
+
+    return np.concatenate(list(resampled_indices(n, [0, n, zlib.crc32(key.encode())], resamples)))
 
 
 @dataclass(frozen=True)
@@ -181,6 +191,7 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
         seed_values, value, replicates = _quantity(c, seeds or [evidence])
         seed_values = seed_values if seeds else None
         j = judge(value, replicates, seed_values, c.threshold, at_most=c.at_most, effect=c.effect, averaged=True)
+        j, resamples = _enough_replicates(c, seeds or [evidence], j, value, seed_values)
         noise = [f"{c.resampled} (bootstrap)"] + (["the mean of " + seeds_text(j["seeds"], "training seeds", budget)]
                                               if j["seeds"] else [])
         rows.append({"claim": c.claim, "outcome": j["outcome"],
@@ -189,10 +200,43 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
                      "paper's effect": "" if c.effect is None else c.unit.format(c.effect), "paper": c.paper,
                      "source": BOOK if c.own else "paper",
                      "numbers": c.numbers(shown) if c.numbers else "", "noise": " + ".join(noise),
+                     "bootstrap": _monte_carlo(c, j, resamples),
                      "value": j["value"], "low": j["low"], "high": j["high"], **_raw(c.threshold, c.at_most,
-                                                                                    seed_values, c.effect)})
+                                                                                    seed_values, c.effect),
+                     "resamples": resamples, "low mc": j["mc_low"], "high mc": j["mc_high"]})
     return pd.DataFrame(rows)
 
+
+def _enough_replicates(c: "Claim", seeds: list, judged: dict, value: float, seed_values) -> tuple[dict, int]:
+    """``judged`` (the claim's :func:`~reproducer.evaluate.uncertainty.judge` on :data:`RESAMPLES` replicates) and
+    that number, or, while an interval end lies within :data:`~reproducer.evaluate.uncertainty.MC_MARGIN` Monte Carlo
+    errors of a boundary it is compared with (:func:`~reproducer.evaluate.uncertainty.could_flip`), the claim judged
+    again on four times as many replicates (the first ones kept), up to :data:`MAX_RESAMPLES`. A score replicated
+    elsewhere (its own :data:`RESAMPLES`) cannot be drawn again: then the first judgement stands, its error shown."""
+    from reproducer.evaluate.uncertainty import could_flip
+
+    resamples = RESAMPLES
+    while could_flip(judged, c.threshold, c.effect) and resamples < MAX_RESAMPLES:
+        more = min(4 * resamples, MAX_RESAMPLES)
+        try:
+            _, _, replicates = _quantity(c, seeds, more)
+        except ValueError:  # replicates of different lengths: a score with only its own
+            break
+        if len(replicates) != more:
+            break
+        judged, resamples = judge(value, replicates, seed_values, c.threshold, at_most=c.at_most, effect=c.effect,
+                                  averaged=True), more
+    return judged, resamples
+
+
+def _monte_carlo(c: "Claim", judged: dict, resamples: int) -> str:
+    """The bootstrap's size and the larger Monte Carlo error of the interval's two ends, as a claim row's noise says
+    it, with a warning where that error could still move an end across a boundary."""
+    from reproducer.evaluate.uncertainty import could_flip
+
+    text = f"{resamples:,} replicates; ends ±{max(judged['mc_low'], judged['mc_high']):.2g} (Monte Carlo)"
+    return text + (", which could still move an end across the boundary" if could_flip(judged, c.threshold, c.effect)
+                   else "")
 
 def worst_column(per_seed, at_most: bool = False) -> tuple[int, float, np.ndarray]:
     """For a claim about every column: ``per_seed`` ``(seeds, columns)`` values → the column whose **mean over the
@@ -205,12 +249,13 @@ def worst_column(per_seed, at_most: bool = False) -> tuple[int, float, np.ndarra
     return k, float(means[k]), per_seed[:, k]
 
 
-def _quantity(c: Claim, seeds: list) -> tuple[list[float], float, np.ndarray]:
+def _quantity(c: Claim, seeds: list, resamples: int = RESAMPLES) -> tuple[list[float], float, np.ndarray]:
     """A claim's per-seed values, its value (their mean; for :attr:`Claim.every_column`, the worst column of the seeds'
-    mean: :func:`worst_column`) and its bootstrap replicates (the seeds' mean of each replicate, reduced over the
-    columns alike)."""
+    mean: :func:`worst_column`) and its ``resamples`` bootstrap replicates (the seeds' mean of each replicate, reduced
+    over the columns alike)."""
     points = [np.atleast_1d(np.asarray(c.quantity(e, False), dtype=float)) for e in seeds]
-    replicates = np.mean([np.asarray(c.quantity(e, True), dtype=float).reshape(len(points[0]), -1) for e in seeds],
+    draws = True if resamples == RESAMPLES else resamples
+    replicates = np.mean([np.asarray(c.quantity(e, draws), dtype=float).reshape(len(points[0]), -1) for e in seeds],
                          axis=0)
     if not c.every_column:
         if len(points[0]) != 1:
@@ -223,7 +268,8 @@ def _quantity(c: Claim, seeds: list) -> tuple[list[float], float, np.ndarray]:
 
 
 #: The columns of a claim row that the scorecard reasons with and the claims table does not show.
-RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source")
+RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source",
+               "resamples", "low mc", "high mc")
 #: A claim row's ``source`` when no paper states the claim: the book asks it of every paper (:func:`twin_claims`).
 BOOK = "the book's own"
 
@@ -338,12 +384,12 @@ def counts(claims: pd.DataFrame) -> dict[str, int]:
 
 def claim_table(claims: pd.DataFrame):
     """``claims`` (columns ``claim``, ``outcome``, ``numbers`` and, from :func:`check`, ``ours``, ``threshold``,
-    ``paper``, ``noise``) as a Styler: no index, the raw value columns hidden, outcomes coloured."""
+    ``paper``, ``noise``, ``bootstrap``) as a Styler: no index, the raw value columns hidden, outcomes coloured."""
     unknown = set(claims["outcome"]) - set(COLOURS)
     if unknown:
         raise ValueError(f"Outcomes must be one of {', '.join(COLOURS)}: got {sorted(unknown)}.")
     shown = claims.drop(columns=[c for c in RAW_COLUMNS if c in claims])
-    return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"])
+    return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"]).format(na_rep="")  # no bootstrap: blank
 
 
 def outcome_changes(old: list[dict] | pd.DataFrame, new: list[dict] | pd.DataFrame) -> pd.DataFrame:

@@ -127,9 +127,10 @@ class Page:
         styler = styler.format(number, subset=base, na_rep="—") if base else styler
         for column, fmt in (formats or {}).items():
             styler = styler.format(fmt, subset=[column], na_rep="—")
+        wrap = [c for c in wrap if c in styler.data]  # a column a table has not got (a claims table without bootstrap)
         if wrap:
-            styler = styler.set_properties(subset=list(wrap), **{"white-space": "normal", "text-align": "left",
-                                                                 "min-width": "16em"})
+            styler = styler.set_properties(subset=wrap, **{"white-space": "normal", "text-align": "left",
+                                                           "min-width": "16em"})
         if not index:
             styler = styler.hide(axis="index")
         head = f"<p>{caption}</p>" if caption else ""
@@ -164,7 +165,7 @@ class Page:
         display(Markdown(f"**{n['decided']} of {len(claims)} claims decided** ({n['reproduced']} reproduced) at the "
                          f"`{run.preset}` preset."))
         self.glue("claims_box", self.claims_box(claims, setting))
-        return self.table(claim_table(claims), wrap=("claim", "paper", "numbers", "noise"), index=False)
+        return self.table(claim_table(claims), wrap=("claim", "paper", "numbers", "noise", "bootstrap"), index=False)
 
     def headline(self, counts: pd.DataFrame, preset: str, corrected: pd.DataFrame | None = None) -> Shown:
         """The book's verdict in one box: how many of the claims reproduce, and the outcomes per paper (``counts`` from
