@@ -12,15 +12,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reproducer.files import read_json
+from reproducer.files import COMPRESSED, read_json
 from reproducer.report.claims import outcome_changes
 
+#: How each stored form of a result (:data:`reproducer.files.COMPRESSED`, or plain) is read back.
 DECOMPRESS = {".xz": lzma.decompress, ".gz": gzip.decompress, ".json": bytes}
 
 
 def at_revision(path: Path, revision: str) -> list[dict] | None:
     """The claims stored at ``path`` (plain, ``.xz`` or ``.gz``) as of ``revision``; ``None`` when it has none."""
-    for stored in (path, path.with_name(path.name + ".xz"), path.with_name(path.name + ".gz")):
+    for stored in (path, *(path.with_name(path.name + suffix) for suffix in COMPRESSED)):
         shown = subprocess.run(["git", "show", f"{revision}:{stored.as_posix()}"], capture_output=True)
         if shown.returncode == 0:
             return json.loads(DECOMPRESS[stored.suffix](shown.stdout).decode("utf-8"))

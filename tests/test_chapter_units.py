@@ -1185,6 +1185,7 @@ def test_units_score_the_encoders_saved_at_half_the_budget_while_they_exist(resu
     third, asked_third = skip_models(NotebookRun("01_skip_thoughts", "smoke"), monkeypatch)
     third.unit("bi-skip", neighbours=False)
     assert asked_third["evaluate"] == asked_third["fit"] == []
-    assert "eval_bi-skip_half: needs the half-budget encoders of bi-skip, not saved in smoke/" in capsys.readouterr().out
+    noted = capsys.readouterr().out
+    assert "eval_bi-skip_half: needs the half-budget encoders of bi-skip, not saved in smoke/" in noted
     with pytest.raises(ReproducerError, match="half its step budget is not saved"):
         third.at_half().trained("bi-skip")

@@ -112,7 +112,8 @@ def item_replicates(metric: str, items: dict, key: str, resamples: int = 1000, s
 def quantile_mc_error(replicates, q: float) -> float:
     """The Monte Carlo standard error of the ``q`` quantile of bootstrap ``replicates`` (how much the interval end
     would move with other draws of the same number): half the distance between the order statistics at ranks
-    ``R·q ± √(R·q·(1−q))``, the one-standard-error band of the rank the quantile falls at (binomial), distribution-free."""
+    ``R·q ± √(R·q·(1−q))``, the one-standard-error band of the rank the quantile falls at (binomial),
+    distribution-free."""
     ordered = np.sort(np.asarray(replicates, dtype=float))
     size = len(ordered)
     band = np.sqrt(size * q * (1 - q))

@@ -63,8 +63,8 @@ class Evidence:
                            for key, (value, reps) in (replicated or {}).items()}
         self._cache: dict = {}
 
-    def score(self, name: str, task: str, replicates: bool = False):
-        key = (name, task, replicates)
+    def score(self, name: str, task: str, replicates: bool | int = False):
+        key = (name, task, _count(replicates) if replicates else 0)  # True and RESAMPLES: the same replicates
         if key not in self._cache:
             if (name, task) in self.samples:
                 self._cache[key] = _resampled_mean(self.samples[name, task], task, replicates)
@@ -238,6 +238,7 @@ def _monte_carlo(c: "Claim", judged: dict, resamples: int) -> str:
     return text + (", which could still move an end across the boundary" if could_flip(judged, c.threshold, c.effect)
                    else "")
 
+
 def worst_column(per_seed, at_most: bool = False) -> tuple[int, float, np.ndarray]:
     """For a claim about every column: ``per_seed`` ``(seeds, columns)`` values → the column whose **mean over the
     seeds** is the smallest (the largest with ``at_most``), that mean, and the seeds' values of that column (their
@@ -254,9 +255,8 @@ def _quantity(c: Claim, seeds: list, resamples: int = RESAMPLES) -> tuple[list[f
     mean: :func:`worst_column`) and its ``resamples`` bootstrap replicates (the seeds' mean of each replicate, reduced
     over the columns alike)."""
     points = [np.atleast_1d(np.asarray(c.quantity(e, False), dtype=float)) for e in seeds]
-    draws = True if resamples == RESAMPLES else resamples
-    replicates = np.mean([np.asarray(c.quantity(e, draws), dtype=float).reshape(len(points[0]), -1) for e in seeds],
-                         axis=0)
+    replicates = np.mean([np.asarray(c.quantity(e, resamples), dtype=float).reshape(len(points[0]), -1)
+                          for e in seeds], axis=0)
     if not c.every_column:
         if len(points[0]) != 1:
             raise ReproducerError(f"The claim {c.claim!r} gives {len(points[0])} values per seed: declare "

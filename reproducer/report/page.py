@@ -177,8 +177,8 @@ class Page:
         after = ""
         if corrected is not None:
             fixed = corrected.loc["total"]
-            after = (" After Holm's correction across the scorecard (the chance of even one wrong decision kept at 5%): "
-                     + ", ".join(f"<b>{fixed[o]}</b> {o}" for o in COLOURS if fixed.get(o, 0))
+            after = (" After Holm's correction across the scorecard (the chance of even one wrong decision kept at "
+                     "5%): " + ", ".join(f"<b>{fixed[o]}</b> {o}" for o in COLOURS if fixed.get(o, 0))
                      + f"; {fixed['decided']} decided.")
         own = sum(int(counts.loc[row, "claims"]) for row in counts.index if str(row).startswith(BOOK))
         mine = f" ({own} of them the book's own: training beats the same encoder untrained)" if own else ""

@@ -229,8 +229,8 @@ class ChapterModels:
         self.products.questions(lambda: self.corpus.sentences)  # first forget answers to another seed's questions
         if self.run.reusable(f"analogy_{slug(name)}{self.products.suffix}.json") or self.at_hand(*parts):
             return self.products.analogy(name, lambda: self.corpus.sentences)
-        print(f"analogy_{slug(name)}{self.products.suffix}: needs {' and '.join(parts)}, not saved in {self.run.dir.name}/ (checkpoints are "
-              "not committed): the next training answers the questions.")
+        print(f"analogy_{slug(name)}{self.products.suffix}: needs {' and '.join(parts)}, not saved in "
+              f"{self.run.dir.name}/ (checkpoints are not committed): the next training answers the questions.")
         return None
 
     def halfway(self, evaluations: dict[str, tuple], analogies: dict[str, tuple[str, ...]] | None = None) -> None:
@@ -240,10 +240,11 @@ class ChapterModels:
         parts. One not cached whose parts' half-budget encoders are gone is left out, with a note."""
         half = self.at_half()
         for name, (tasks, parts) in evaluations.items():
-            if self.run.reusable(f"eval_{slug(name)}_half.json") or half.at_hand(*parts):
+            key = f"eval_{slug(name)}{half.products.suffix}"
+            if self.run.reusable(f"{key}.json") or half.at_hand(*parts):
                 half.evaluated(name, tasks)
             else:
-                print(f"eval_{slug(name)}_half: needs the half-budget encoders of {' and '.join(parts)}, not saved in "
+                print(f"{key}: needs the half-budget encoders of {' and '.join(parts)}, not saved in "
                       f"{self.run.dir.name}/ (checkpoints are not committed): only training again makes them.")
         for name, parts in (analogies or {}).items():
             half.analogy(name, parts)

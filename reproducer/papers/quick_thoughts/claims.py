@@ -47,7 +47,8 @@ def quick_thought_claims(*, classification: list[str], curve_tasks: list[str], p
     section 4.4.1 join: each QT variant comparable to or better than the skip-thought of its shape, and MC-QT above
     the previous methods (:data:`PRIOR_METHODS`). Each row quotes the paper and carries its effect where Table 1
     prints one. The speed claim has no test items: :func:`speed_claim`; the claims on BoW-QT and Table 9's sizes:
-    :func:`bow_and_size_claims` and :func:`appendix_claims`; the analogies, which need chapter 01's answers: :func:`analogy_claims`."""
+    :func:`bow_and_size_claims` and :func:`appendix_claims`; the analogies, which need chapter 01's answers:
+    :func:`analogy_claims`."""
     def gap(ev, a, b, tasks, reps):
         return ev.mean(a, tasks, reps) - ev.mean(b, tasks, reps)
 
