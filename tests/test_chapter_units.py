@@ -871,12 +871,13 @@ def test_the_shortest_bin_claim_takes_each_lstms_smallest_lead_of_its_shortest_b
         return Evidence({}, replicated={(n, pc.length_key(b)): (v, v + noise[b]) for n, row in table.items()
                                         for b, v in row.items()})
 
-    row = check([pc.shortest_bin_claim(["≤4", "5", "6"])], evidence(table7)).iloc[0]
+    row = check(pc.shortest_bin_claims(["≤4", "5", "6"]), evidence(table7)).iloc[0]
     assert row.value == pytest.approx(-1.0) and row.outcome == "not reproduced"  # the LSTM (o.g.): 52 at ≤4, 53 at 6
     assert row["paper's effect"] == "+3.2" and row.numbers.startswith("LSTM (no o.g.): ≤4 58.0, 5 55.0, 6 54.0; ")
     table7["LSTM (o.g.)"]["6"] = 49.0
-    row = check([pc.shortest_bin_claim(["≤4", "5", "6"])], evidence(table7)).iloc[0]
+    row = check(pc.shortest_bin_claims(["≤4", "5", "6"]), evidence(table7)).iloc[0]
     assert row.value == pytest.approx(2.0) and row.outcome == "reproduced"  # o.g.'s 52 − 50 in bin 5 the smallest
+    assert pc.shortest_bin_claims(["≤4"]) == []  # one bin: nothing to compare it with
 
 
 def test_length_bin_replicates_score_each_bin_and_pair_its_resamples():
