@@ -398,6 +398,24 @@ def test_variant_claims_judge_the_skip_connection_and_mv_plus_sv():
     assert seeded.value == pytest.approx(0.5) and "3 training seeds at `default`" in seeded.noise
 
 
+def test_view_claims_read_f_against_g_the_skip_connection_and_single_view_learning():
+    """Issue 68: Tang & de Sa's section 4 readings of Table 3 — g above f wherever they are two encoders, the skip
+    connection lifting the single-view RNN, single-view learning not worse overall than two views of one kind."""
+    claims = mv_claims.view_claims(GROUPS)
+    rows = {**TABLE3, "MV+SV f": (57, 0, 0, 0), "MV+SV g": (60, 0, 0, 0), "skip f": (57.5, 0, 0, 0),
+            "MV-ff f1": (56, 60, 70, 60), "MV-gg g1": (58, 66, 80, 68)}
+    table = check(claims, table3_evidence(rows))
+    # g − f: MV 61 − 60, f1/g1 58 − 56, SV 58 − 55, MV+SV 60 − 57; skip f − SV f 57.5 − 55, − f1 57.5 − 56;
+    # overall: SV f (55+68+78+69.5)/4 − f1 (56+60+70+60)/4, SV g (58+69+79+69)/4 − g1 (58+66+80+68)/4
+    assert table.value.tolist() == pytest.approx([1.0, 1.5, min(67.625 - 61.5, 68.75 - 68.0)])
+    assert outcomes(table) == ["reproduced"] * 3
+    assert [c.effect for c in claims] == pytest.approx([1.8, 1.6, None], nan_ok=True)
+    assert table.numbers.iloc[1] == "skip f 57.5, SV-f f 55.0, MV-ff f1 56.0"
+    assert "skip variant" in table.paper.iloc[0] and table.paper.iloc[2].startswith('"compared to a model')
+    flipped = check(claims[:1], table3_evidence({**rows, "MV+SV g": (56, 0, 0, 0)})).iloc[0]
+    assert flipped.value == pytest.approx(-1.0) and flipped.outcome == "not reproduced"  # MV+SV: g below f
+
+
 def test_multiview_claims_are_inconclusive_within_the_noise_and_widen_with_seeds():
     claims = mv_claims.multiview_claims(GROUPS)[:1]
     noisy = table3_evidence(TABLE3, own={"MV f U": 30.0, "MV f S": 30.0})  # MV f's items deviate on their own
