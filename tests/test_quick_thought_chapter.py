@@ -801,6 +801,18 @@ def test_speed_claim_is_judged_on_the_benchmark_repeats():
     assert speed_claim([float("nan")], 4.8)["outcome"] == "not checked"
 
 
+def test_magnitude_claim_asks_for_ten_times_on_the_same_repeats():
+    """Issue 68: the abstract's "an order of magnitude faster" — at least 10× on the benchmark's repeats."""
+    from reproducer.papers.quick_thoughts.claims import magnitude_claim
+
+    claim = magnitude_claim([20.0, 19.0, 21.0])
+    assert claim["outcome"] == "reproduced" and claim["threshold"] == "≥ 10×"
+    assert claim["paper's effect"] == "19.64×" and "order of magnitude" in claim["paper"]
+    assert magnitude_claim([9.0, 11.0, 25.0])["outcome"] == "inconclusive"  # the interval holds 10× and 19.6×
+    assert magnitude_claim([9.0, 11.0, 15.0])["outcome"] == "smaller than published"  # holds 10×, not 19.6×
+    assert magnitude_claim([5.0, 5.2, 4.8])["outcome"] == "not reproduced"  # 4.8×: faster, not ten times
+
+
 def _comparison():
     return pd.DataFrame([{"encoder": "uni-QT", "metric": "acc", "ours": 60.0, "diff": -17.0},
                          {"encoder": "MC-QT", "metric": "acc", "ours": 70.0, "diff": -9.0},
