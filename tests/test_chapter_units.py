@@ -297,6 +297,8 @@ def test_consensus_evidence_names_each_rows_unsupervised_and_supervised_results(
     assert ev.seed == models.seed
     assert set(models.evidence(baselines=False).results) == {f"{r} {k}" for r in mv.CLAIM_ROWS for k in "US"} | twins
     assert len(models.rows.evaluated) == len(mv.CLAIM_ROWS) + 1  # the evidence reads the cached rows and twin
+    qt = {"combine-QT": ev.results["MV f U"]}  # another chapter's results of this seed (Table 5), under their names
+    assert models.evidence(earlier=qt).results["combine-QT"] is qt["combine-QT"]
 
 
 def test_consensus_seeds_train_at_the_runs_preset_and_budget_with_the_same_groups(nb):
@@ -414,6 +416,17 @@ def test_view_claims_read_f_against_g_the_skip_connection_and_single_view_learni
     assert "skip variant" in table.paper.iloc[0] and table.paper.iloc[2].startswith('"compared to a model')
     flipped = check(claims[:1], table3_evidence({**rows, "MV+SV g": (56, 0, 0, 0)})).iloc[0]
     assert flipped.value == pytest.approx(-1.0) and flipped.outcome == "not reproduced"  # MV+SV: g below f
+
+
+def test_table5_claim_compares_the_mv_ensembles_sts14_with_chapter_02s_quick_thoughts():
+    """Issue 68: Tang & de Sa's Table 5 — the MV ensemble's STS14 against combine-QT and BoW-QT of the same seed."""
+    claims = mv_claims.quick_thought_claims()
+    scores = {"MV ensemble U": {"STS14": 60.0}, "combine-QT": {"STS14": 45.0}, "BoW-QT": {"STS14": 58.0}}
+    row = check(claims, sampled(scores)).iloc[0]
+    assert row.value == pytest.approx(2.0) and row.outcome == "reproduced"  # 60 − BoW-QT's 58, the smaller gap
+    assert row["paper's effect"] == "+6.50" and row.numbers == "MV ensemble U 60.0, combine-QT 45.0, BoW-QT 58.0"
+    behind = check(claims, sampled({**scores, "BoW-QT": {"STS14": 63.0}})).iloc[0]
+    assert behind.value == pytest.approx(-3.0) and behind.outcome == "not reproduced"
 
 
 def test_multiview_claims_are_inconclusive_within_the_noise_and_widen_with_seeds():

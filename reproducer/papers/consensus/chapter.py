@@ -192,11 +192,12 @@ class ConsensusModels(ChapterModels):
         self.rows.clear()
         self._twin_views.clear()
 
-    def evidence(self, baselines: bool = True, rows: tuple[str, ...] = CLAIM_ROWS):
+    def evidence(self, baselines: bool = True, rows: tuple[str, ...] = CLAIM_ROWS, earlier: dict | None = None):
         """This seed's :class:`~reproducer.report.claims.Evidence`: each of ``rows``' unsupervised results as
         ``"<row> U"`` and supervised ones as ``"<row> S"``, those of :data:`TWIN_ROWS`' untrained twins (this seed's
-        initialisation) as ``"<row> (untrained) U"`` and ``… S``, and Table 4's baselines as ``"<name> U"``."""
-        results = {}
+        initialisation) as ``"<row> (untrained) U"`` and ``… S``, Table 4's baselines as ``"<name> U"``, and
+        ``earlier``: other chapters' results of this seed by name (Table 5's Quick-Thoughts)."""
+        results = dict(earlier or {})
         records = {**{row: self.row(row) for row in rows},
                    **{untrained(row): self.twin_row(row) for row in rows if row in TWIN_ROWS}}
         for row, record in records.items():
