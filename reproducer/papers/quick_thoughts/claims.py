@@ -18,6 +18,10 @@ FAMILY_MEAN = ("uni-QT", "bi-QT", "combine-QT", "MC-QT")
 PRIOR_METHODS = ("uni-skip", "bi-skip", "combine-skip", "glove-bow")
 #: Table 1's smallest mean-accuracy gap of a QT variant over the skip-thought of its shape (uni: 84.15 − 83.03).
 TABLE1_SMALLEST_GAP = 6.7 / 6
+#: What "comparably" allows (issue 68): the largest deficit the sentence covers in Table 1 — combine-QT's TREC, 90.8
+#: against combine-skip's 92.2 (the others: uni-QT's TREC −0.8, bi-QT's SUBJ −0.2, combine-QT's SUBJ −0.3). A QT
+#: variant at most this far below the skip-thought of its shape on the mean is "comparable".
+COMPARABLE_MARGIN = 1.4
 #: What the paper says of Figure 2 (Appendix C): the book reads "apparent" as QT at least as good at equal time.
 FIGURE2_WORDS = ("\"The speed benefits of our training objective is apparent from these comparisons\" (Appendix C, "
                  "Figure 2: six tasks against training hours)")
@@ -93,11 +97,13 @@ def quick_thought_claims(*, classification: list[str], curve_tasks: list[str], p
         pairs = (("uni-QT", "uni-skip"), ("bi-QT", "bi-skip"), ("combine-QT", "combine-skip"))
         claims += [
             Claim("uni-, bi- and combine-QT perform comparably to or better than the skip-thought models of the same "
-                  "shape (Table 1, mean accuracy: the smallest of the three gaps, against chapter 01's models)",
+                  f"shape (Table 1, mean accuracy: the smallest of the three gaps, against chapter 01's models; "
+                  f"comparably: at most {COMPARABLE_MARGIN:g} points below, Table 1's largest deficit on a task)",
                   lambda ev, r: np.stack([np.asarray(gap(ev, q, k, classification, r)) for q, k in pairs]),
-                  effect=TABLE1_SMALLEST_GAP, every_column=True,
+                  threshold=-COMPARABLE_MARGIN, effect=TABLE1_SMALLEST_GAP, every_column=True,
                   paper="\"Our uni/bi/combine-QT variations perform comparably (and in most cases, better) to the "
-                        "skip-thought model\" (section 4.4.1); Table 1: uni +1.12, bi +2.72, combine +1.40",
+                        "skip-thought model\" (section 4.4.1); Table 1: uni +1.12, bi +2.72, combine +1.40 on the "
+                        "mean; on single tasks down to −1.4 (combine-QT's TREC, 90.8 vs 92.2)",
                   numbers=lambda ev: "; ".join(f"{q} − {k}: {gap(ev, q, k, classification, False):+.1f}"
                                                for q, k in pairs)),
             Claim("MC-QT outperforms all previous methods (Table 1, mean accuracy; ours: chapter 01's skip-thoughts "
