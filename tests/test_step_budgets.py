@@ -94,3 +94,28 @@ def test_a_seconds_budget_on_the_train_command_says_it_is_not_reproducible(monke
     monkeypatch.setattr(reproducer.declarations.Family, "training_data", lambda *a: None)
     with pytest.warns(ReproducerWarning, match="not reproducible"), pytest.raises(SystemExit):
         train_model("uni-QT", "smoke", seconds=5, out=tmp_path, progress=False)
+
+
+def test_training_steps_lists_the_models_whose_seeds_disagree(tmp_path):
+    """scripts/training_steps.py's table: every training record of a preset's runs (main run and seeds, plain or
+    compressed; other parameters' runs left out), and the models whose seeds reached different steps."""
+    from reproducer.files import write_json
+    from reproducer.report.training_steps import training_steps, unequal_steps
+
+    def record(folder, model, step, compressed=False):
+        path = tmp_path / "02_quick_thoughts" / folder / f"{model}_training.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(path, {"step": step, "seconds": 1.5}, compress_above=0 if compressed else None)
+
+    for seed, folder in enumerate(("default", "default+seed=1", "default+seed=2")):
+        record(folder, "uni-QT", 6000, compressed=seed == 1)
+        record(folder, "bi-QT", (790, 2600, 2600)[seed])
+    record("default+max_steps=10", "bi-QT", 10)  # another run, not a seed of the preset
+    (tmp_path / "02_quick_thoughts" / "default" / "eval_uni-QT.json").write_text('{"step": 3}')
+    steps = training_steps(tmp_path)
+    assert steps[["model", "seed", "steps"]].values.tolist() == [["bi-QT", 0, 790], ["bi-QT", 1, 2600],
+                                                                  ["bi-QT", 2, 2600], ["uni-QT", 0, 6000],
+                                                                  ["uni-QT", 1, 6000], ["uni-QT", 2, 6000]]
+    assert set(steps.preset) == {"default"} and (steps.seconds == 1.5).all()
+    assert unequal_steps(steps).model.tolist() == ["bi-QT"] * 3
+    assert unequal_steps(steps[steps.model == "uni-QT"]).empty
