@@ -10,8 +10,23 @@ import warnings
 #: at three quarters of its pixels or more in a 1280-px browser window, so 10-pt text reads at 11 px or more.
 FIGURE_WIDTH, SMALLEST_FONT = 8.0, 10.0
 #: Seaborn's colour-blind palette reordered so the first lines get distinct hues: its orange and vermilion, which
-#: readers confuse, come fourth and ninth apart (blue, orange, green, purple, grey, sky, brown, yellow, vermilion, pink).
-PALETTE = ["#0173b2", "#de8f05", "#029e73", "#cc78bc", "#949494", "#56b4e9", "#ca9161", "#ece133", "#d55e00", "#fbafe4"]
+#: readers confuse, come fourth and ninth apart (blue, orange, green, purple, grey, sky, brown, wine, vermilion, olive).
+#: Its yellow (#ece133, 1.4:1 against white) and pink (#fbafe4, 1.7:1), which vanish as lines and bars on the page,
+#: are replaced by Paul Tol's colour-blind-safe wine and olive (issue 69): every colour reaches :data:`MIN_CONTRAST`.
+PALETTE = ["#0173b2", "#de8f05", "#029e73", "#cc78bc", "#949494", "#56b4e9", "#ca9161", "#882255", "#d55e00", "#999933"]
+#: The least contrast of a palette colour against the white page (WCAG's ratio; seaborn's sky blue is 2.3:1).
+MIN_CONTRAST = 2.0
+
+
+def contrast(colour: str, background: str = "#ffffff") -> float:
+    """WCAG 2's contrast ratio of two ``#rrggbb`` colours (1 to 21)."""
+    def luminance(hex_colour):
+        channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(colour), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
 
 
 def set_style() -> None:

@@ -161,6 +161,15 @@ def test_figures_are_narrowed_and_their_small_text_raised():
     plt.close(fig)
 
 
+def test_every_palette_colour_stands_out_on_the_white_page():
+    """Issue 69: the palette's yellow (1.37:1) drew whole bars and lines nearly invisibly."""
+    from reproducer.plot_style import MIN_CONTRAST, PALETTE, contrast
+
+    assert contrast("#000000") == pytest.approx(21.0) and contrast("#ffffff") == pytest.approx(1.0)
+    assert contrast("#ece133") == pytest.approx(1.37, abs=0.01)  # the old yellow
+    assert min(contrast(c) for c in PALETTE) >= MIN_CONTRAST and len(set(PALETTE)) == len(PALETTE) == 10
+
+
 def test_plumbing_goes_to_the_log_when_executed_for_the_book(tmp_path, monkeypatch, capsys):
     from reproducer.log import QUIET_ENV, log_to, logger, progress_bar
 
