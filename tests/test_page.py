@@ -3,6 +3,7 @@ source, readable figures, and plumbing kept off the page."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import matplotlib
 import numpy as np
@@ -59,13 +60,19 @@ def test_the_claims_box_gives_each_claim_its_outcome_and_reason():
     claims = pd.DataFrame([
         {"claim": "A beats <B>", "outcome": "reproduced", "ours": "+2.18 [+0.06, +4.23]", "threshold": "≥ 0"},
         {"claim": "C beats D", "outcome": "inconclusive", "ours": "-0.05 [-3.50, +3.42]", "threshold": "≥ 0"},
-        {"claim": "E is faster", "outcome": "not checked", "ours": "", "threshold": "≥ 4.8"}])
+        {"claim": "E is faster", "outcome": "not checked", "ours": "", "threshold": "≥ 4.8"},
+        {"claim": "F beats G", "outcome": "smaller than published", "ours": "-0.52 [-2.36, +1.32]",
+         "threshold": "≥ 0", "paper's effect": "+4.20"}])
     html = Page("01_skip_thoughts").claims_box(claims, "corpus: ours; protocol: `paper`").html
+    # issue 69: the effect the interval excludes, where the outcome says so; the glossary a click away
+    text = unescape(html)
+    assert "excludes the paper's own effect: -0.52 [-2.36, +1.32] against ≥ 0, the paper's +4.20)" in text
+    assert text.count("the paper's +") == 1 and '<a href="../book/glossary.html">glossary</a>' in html
     assert "A beats &lt;B&gt;" in html  # escaped
     assert "the whole interval clears the threshold: +2.18 [+0.06, +4.23] against ≥ 0" in html
     assert "the interval contains the threshold: -0.05 [-3.50, +3.42] against ≥ 0" in html
     assert "a number it needs is missing)" in html
-    assert "(3: 1 reproduced, 1 inconclusive, 1 not checked;" in html
+    assert "(4: 1 reproduced, 1 smaller than published, 1 inconclusive, 1 not checked;" in html
     assert "protocol: <code>paper</code>" in html
     with pytest.raises(KeyError):
         Page("01_skip_thoughts").claims_box(claims.assign(outcome="maybe"), "")

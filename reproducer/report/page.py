@@ -35,6 +35,8 @@ NUMBER_RULE = ("Scores are in points (accuracy in %, correlations × 100); every
                "with one decimal, smaller ones with three significant digits, whole numbers with thousands separators; "
                "— marks a value that does not exist for that row (e.g. a task the paper did not report).")
 #: A one-line reason per outcome, completed with the claim's interval and threshold.
+#: The glossary's page from a chapter's page (notebooks/<chapter>.html beside book/glossary.html in the built book).
+GLOSSARY = "../book/glossary.html"
 REASONS = {"reproduced": "the whole interval clears the threshold",
            "not reproduced": "the whole interval lies on the wrong side of the threshold",
            "smaller than published": "the interval contains the threshold but excludes the paper's own effect",
@@ -141,16 +143,20 @@ class Page:
         """The box a chapter opens with: each claim → its outcome (coloured) → a one-line reason (our interval against
         the threshold), then the setting in one line (corpus, budget, protocol)."""
         items = []
-        for row in claims.itertuples(index=False):
-            outcome = row.outcome
-            ours, threshold = getattr(row, "ours", ""), getattr(row, "threshold", "")
+        for row in claims.to_dict(orient="records"):
+            outcome = row["outcome"]
+            ours, threshold = row.get("ours", ""), row.get("threshold", "")
             reason = REASONS[outcome] + (f": {ours} against {threshold}" if ours and outcome != "not checked" else "")
-            items.append(f'<li>{_code(str(row.claim))} → <span style="{COLOURS[outcome]}">{outcome}</span> '
+            effect = row.get("paper's effect", "")
+            if outcome == "smaller than published" and isinstance(effect, str) and effect:  # issue 69: what it excludes
+                reason += f", the paper's {effect}"
+            items.append(f'<li>{_code(str(row["claim"]))} → <span style="{COLOURS[outcome]}">{outcome}</span> '
                          f"<span class=\"reason\">({html.escape(reason)})</span></li>")
         counted = claims["outcome"].value_counts()
         head = ", ".join(f"{counted[o]} {o}" for o in COLOURS if o in counted)
         return Shown(f'{_STYLE}<div class="claims-box"><b>The claims, at a glance</b> ({len(claims)}: {head}; the '
-                     f'reasons and numbers are in the table at the end)<ul>{"".join(items)}</ul>'
+                     f'reasons and numbers are in the table at the end; the terms are in the '
+                     f'<a href="{GLOSSARY}">glossary</a>)<ul>{"".join(items)}</ul>'
                      f'<div class="setting"><b>Setting:</b> {_code(setting)}</div></div>')
 
     def claims_end(self, run, claims: pd.DataFrame, setting: str) -> Shown:
