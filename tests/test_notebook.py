@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -138,6 +139,19 @@ def test_committed_notebooks_follow_the_conventions(path):
     check_outputs([path])
     nb = nbformat.read(path, as_version=4)
     assert nb.metadata["papermill"]["parameters"]["preset"] == "default", "committed outputs must be the default preset"
+
+
+#: A parameter's or setting's name in backticks right before a unit: the prose meant its value (issue 69: "for
+#: `figure_epochs` epochs" printed the name); such numbers are glued (``{glue:text}`name` epochs``).
+NAME_FOR_VALUE = re.compile(r"(?<!\})`(\w+)` (epochs?|epoch\(s\)|steps|batches|minutes|seconds|repeats|seeds)\b")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_the_prose_gives_values_not_parameter_names(path):
+    nb = nbformat.read(path, as_version=4)
+    found = [m.group(0) for cell in nb.cells if cell.cell_type == "markdown"
+             for m in NAME_FOR_VALUE.finditer(cell.source)]
+    assert not found, f"{path.name}: glue these values instead of naming them: {found}"
 
 
 def test_the_book_has_notebooks():
