@@ -39,6 +39,16 @@ def progress_bar(iterable=None, *, disable: bool = False, **options) -> tqdm:
     return tqdm(iterable, disable=disable or quiet(), **options)
 
 
+def note(message: str) -> None:
+    """A note for whoever runs the notebook — why a product is left out, what the next run will do: printed when the
+    notebook is executed by hand, in the run's log (:data:`logger`, as a warning) when executed for the book, whose
+    page says what matters in its prose (issue 69: such notes were stored on the page)."""
+    if quiet():
+        logger.warning(message)
+    else:
+        print(message, flush=True)
+
+
 def _appendable(path: Path) -> bool:
     """Whether ``path`` can be appended to (its folder made if missing): a read-only results folder cannot."""
     try:

@@ -178,19 +178,23 @@ def test_every_palette_colour_stands_out_on_the_white_page():
 
 
 def test_plumbing_goes_to_the_log_when_executed_for_the_book(tmp_path, monkeypatch, capsys):
-    from reproducer.log import QUIET_ENV, log_to, logger, progress_bar
+    from reproducer.log import QUIET_ENV, log_to, logger, note, progress_bar
 
     monkeypatch.delenv(QUIET_ENV, raising=False)
     log_to(tmp_path / "run.log")
     logger.info("[reused] results/x.json")
-    assert "[reused] results/x.json" in capsys.readouterr().out and not (tmp_path / "run.log").exists()
+    note("a note for whoever runs it")
+    assert "[reused] results/x.json\na note for whoever runs it" in capsys.readouterr().out
+    assert not (tmp_path / "run.log").exists()
     assert not progress_bar(range(2)).disable
 
     monkeypatch.setenv(QUIET_ENV, "1")
     log_to(tmp_path / "run.log")
     logger.info("[computed in 1.0 s] results/y.json")
+    note("analogy_x: needs y, not saved in default/")  # issue 69: a note is plumbing on the book's page too
     assert capsys.readouterr().out == ""
     assert "[computed in 1.0 s] results/y.json" in (tmp_path / "run.log").read_text()
+    assert "analogy_x: needs y, not saved in default/" in (tmp_path / "run.log").read_text()
     assert progress_bar(range(2)).disable
     monkeypatch.delenv(QUIET_ENV)
     log_to(None)

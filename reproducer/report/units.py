@@ -19,6 +19,7 @@ from reproducer.data.corpus import CorpusConfig
 from reproducer.evaluate import Results
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json
+from reproducer.log import note
 from reproducer.results_store import slug
 from reproducer.report.analogies import answer, mine_questions
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
@@ -83,7 +84,7 @@ class ModelProducts:
         if study.get("seed", self.seed) != self.question_seed:
             for stale in sorted(self.run.dir.glob("analogy_*.json*")):
                 stale.unlink()
-            print(f"{self.run.dir.name}: the analogy questions of seed {study.get('seed', self.seed)} are replaced by "
+            note(f"{self.run.dir.name}: the analogy questions of seed {study.get('seed', self.seed)} are replaced by "
                   f"those of seed {self.question_seed} (every seed answers the same questions); their answers are "
                   "forgotten")
             study = self.run.json("analogy_questions", mine)
@@ -229,7 +230,7 @@ class ChapterModels:
         self.products.questions(lambda: self.corpus.sentences)  # first forget answers to another seed's questions
         if self.run.reusable(f"analogy_{slug(name)}{self.products.suffix}.json") or self.at_hand(*parts):
             return self.products.analogy(name, lambda: self.corpus.sentences)
-        print(f"analogy_{slug(name)}{self.products.suffix}: needs {' and '.join(parts)}, not saved in "
+        note(f"analogy_{slug(name)}{self.products.suffix}: needs {' and '.join(parts)}, not saved in "
               f"{self.run.dir.name}/ (checkpoints are not committed): the next training answers the questions.")
         return None
 
@@ -244,7 +245,7 @@ class ChapterModels:
             if self.run.reusable(f"{key}.json") or half.at_hand(*parts):
                 half.evaluated(name, tasks)
             else:
-                print(f"{key}: needs the half-budget encoders of {' and '.join(parts)}, not saved in "
+                note(f"{key}: needs the half-budget encoders of {' and '.join(parts)}, not saved in "
                       f"{self.run.dir.name}/ (checkpoints are not committed): only training again makes them.")
         for name, parts in (analogies or {}).items():
             half.analogy(name, parts)

@@ -19,6 +19,7 @@ from reproducer.encoders.compositional import CompositionalConfig, Compositional
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.word_neighbours import neighbour_words, weight_extremes, word_weights
 from reproducer.files import read_json, stored_json, write_json
+from reproducer.log import note
 from reproducer.papers import registry
 from reproducer.papers.registry import family, preset, published_names
 from reproducer.results_store import results_root, slug
@@ -224,7 +225,7 @@ class ParaphraseModels(ChapterModels):
                 found = stored_json(stale)
                 if found:
                     found.unlink()
-                    print(f"{name}: chosen configuration now {chosen!r} (was {choices[name]!r}): "
+                    note(f"{name}: chosen configuration now {chosen!r} (was {choices[name]!r}): "
                           f"{found.name} is computed again")
         if choices.get(name) != chosen:
             write_json(path, {**choices, name: chosen})
@@ -364,7 +365,7 @@ class ParaphraseModels(ChapterModels):
                 if stored_json(path) is not None:
                     suites[name] = read_json(path)
                 else:
-                    print(f"skip-thought: {path.relative_to(results_root().parent)} is missing (run notebook 01 at "
+                    note(f"skip-thought: {path.relative_to(results_root().parent)} is missing (run notebook 01 at "
                           "this preset first); column left out")
                 continue
             suites[name] = self.run.json(f"baseline_{slug(name)}", lambda: similarity_suite(
@@ -399,7 +400,7 @@ class ParaphraseModels(ChapterModels):
             return pd.DataFrame(self.run.json(name, lambda: compute().to_dict(orient="records")))
 
         folder = self.run.bundle_path("PP").parent.relative_to(results_root().parent)
-        print(f"{name}: needs PP's trained word vectors, and no PP encoder is saved in {folder}/ (not committed); "
+        note(f"{name}: needs PP's trained word vectors, and no PP encoder is saved in {folder}/ (not committed); "
               f"training.chosen('PP') trains it (15 s at default).")
         return None
 
