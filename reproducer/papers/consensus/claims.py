@@ -206,8 +206,9 @@ def variant_claims(groups: dict[str, list[str]]) -> list:
 
 
 #: Table 3's rows whose views f and g are separate encoders (the skip variant sums them into one representation):
-#: (the row of f, the row of g), for "g consistently provides better results on unsupervised tasks than f".
-F_AND_G_ROWS = (("MV f", "MV g"), ("MV-ff f1", "MV-gg g1"), ("SV-f f", "SV-g g"), ("MV+SV f", "MV+SV g"))
+#: (the row of f, the row of g), for "g consistently provides better results on unsupervised tasks than f"; MV+SV's
+#: views are not among the rows every training seed scores (:data:`~reproducer.papers.consensus.chapter.CLAIM_ROWS`).
+F_AND_G_ROWS = (("MV f", "MV g"), ("MV-ff f1", "MV-gg g1"), ("SV-f f", "SV-g g"))
 
 
 def view_claims(groups: dict[str, list[str]]) -> list:
@@ -228,8 +229,8 @@ def view_claims(groups: dict[str, list[str]]) -> list:
 
     single = (("SV-f f", "MV-ff f1"), ("SV-g g", "MV-gg g1"))
     return [
-        Claim("g beats f on U in every variant with two separate views (Table 3: MV, f1 vs g1, SV, MV+SV; the "
-              "smallest gap)",
+        Claim("g beats f on U in every variant with two separate views (Table 3: MV, f1 vs g1, SV; the smallest "
+              "gap)",
               lambda ev, r: np.stack([score(ev, g, "U", r) - score(ev, f, "U", r) for f, g in F_AND_G_ROWS]),
               effect=69.2 - 67.4, every_column=True,
               paper="\"g consistently provides better results on unsupervised tasks than f\" (section 4.1); Table 3, "
