@@ -17,19 +17,15 @@ from reproducer.files import COMPRESSED, read_json
 #: A run folder of a preset's main run or of one of its training seeds (other parameters make other runs).
 RUN_FOLDER = re.compile(r"^(?P<preset>[a-z]+)(\+seed=(?P<seed>\d+))?$")
 SUFFIX = "_training.json"
+#: A training record's file name, plain or in one of its compressed forms.
+RECORD = re.compile(rf"^(?P<model>.+){re.escape(SUFFIX)}({'|'.join(map(re.escape, COMPRESSED))})?$")
 COLUMNS = ["chapter", "preset", "seed", "model", "steps", "seconds"]
 
 
 def _record_name(path: Path) -> str | None:
     """The model's file slug of a training record's path (``uni-QT_training.json.xz`` -> ``uni-QT``), else None."""
-    name = path.name
-    for suffix in ("", *COMPRESSED):
-        if suffix and not name.endswith(suffix):
-            continue
-        stem = name[:len(name) - len(suffix)] if suffix else name
-        if stem.endswith(SUFFIX):
-            return stem[:-len(SUFFIX)]
-    return None
+    match = RECORD.match(path.name)
+    return match["model"] if match else None
 
 
 def training_steps(results: str | Path) -> pd.DataFrame:
