@@ -198,3 +198,17 @@ def test_plumbing_goes_to_the_log_when_executed_for_the_book(tmp_path, monkeypat
     assert progress_bar(range(2)).disable
     monkeypatch.delenv(QUIET_ENV)
     log_to(None)
+
+
+def test_the_settings_table_shows_dashes_not_none_or_nan():
+    """Issue 69: an unset field and a field only one model has read as a dash, explained in the caption."""
+    from reproducer.papers.registry import preset
+
+    qt, st = preset("quick-thought", "default"), preset("skip-thought", "default")
+    shown = Page("02_quick_thoughts").settings({"QT": qt, "ST": st}).html
+    cells = [unescape(c).strip() for c in _cells(shown)]
+    assert not {"None", "nan", "NaN"} & set(cells), cells
+    assert "—" in cells and "not a setting of that column" in shown
+    assert "max_steps" in shown and f"{qt.max_steps:,}" in cells
+    single = Page("03_paraphrastic").settings({"default": preset("paraphrastic", "default")}).html
+    assert "None" not in _cells(single) and "Regenerate" not in single

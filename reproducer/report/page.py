@@ -139,6 +139,16 @@ class Page:
         tail = self.regenerate() if regenerate else ""
         return Shown(f'{_STYLE}{head}<div class="book-table">{styler.to_html()}</div>{tail}')
 
+    def settings(self, columns: dict) -> Shown:
+        """The chapter's training settings: one column per preset object of ``columns`` (column name → an object with
+        ``to_dict()``), one row per field. A field a preset leaves unset (``None``) or a model has not got is a dash,
+        and the caption says so, instead of pandas' ``None`` and ``NaN`` (issue 69)."""
+        frame = pd.DataFrame({name: settings.to_dict() for name, settings in columns.items()}).astype(object)
+        frame = frame.where(frame.notna(), None)
+        note = ("—: not set at this preset (no limit, or the code's default applies)"
+                + ("; or not a setting of that column's model" if len(columns) > 1 else "") + ".")
+        return self.table(frame, caption=note if frame.isna().any(axis=None) else "", regenerate=False)
+
     def claims_box(self, claims: pd.DataFrame, setting: str) -> Shown:
         """The box a chapter opens with: each claim → its outcome (coloured) → a one-line reason (our interval against
         the threshold), then the setting in one line (corpus, budget, protocol)."""
