@@ -64,16 +64,18 @@ def test_the_claims_box_gives_each_claim_its_outcome_and_reason():
         {"claim": "F beats G", "outcome": "smaller than published", "ours": "-0.52 [-2.36, +1.32]",
          "threshold": "≥ 0", "paper's effect": "+4.20"}])
     html = Page("01_skip_thoughts").claims_box(claims, "corpus: ours; protocol: `paper`").html
-    # issue 69: the effect the interval excludes, where the outcome says so; the glossary a click away
+    # issue 69: compact, the outcome in column 2, the effect the interval excludes, the glossary a click away
     text = unescape(html)
-    assert "excludes the paper's own effect: -0.52 [-2.36, +1.32] against ≥ 0, the paper's +4.20)" in text
-    assert text.count("the paper's +") == 1 and '<a href="../book/glossary.html">glossary</a>' in html
+    rows = re.findall(r"<tr><td>(.*?)</td><td[^>]*>(.*?)</td><td>(.*?)</td></tr>", text)
+    assert rows == [("A beats <B>", "reproduced", "+2.18 [+0.06, +4.23] against ≥ 0"),
+                    ("C beats D", "inconclusive", "-0.05 [-3.50, +3.42] against ≥ 0"),
+                    ("E is faster", "not checked", "a number it needs is missing"),
+                    ("F beats G", "smaller than published", "-0.52 [-2.36, +1.32] against ≥ 0; the paper's +4.20")]
     assert "A beats &lt;B&gt;" in html  # escaped
-    assert "the whole interval clears the threshold: +2.18 [+0.06, +4.23] against ≥ 0" in html
-    assert "the interval contains the threshold: -0.05 [-3.50, +3.42] against ≥ 0" in html
-    assert "a number it needs is missing)" in html
+    assert text.count("the paper's +") == 1 and '<a href="../book/glossary.html">glossary</a>' in html
+    assert "excludes the paper's own effect" in text and "the whole interval clears the threshold" in text
     assert "(4: 1 reproduced, 1 smaller than published, 1 inconclusive, 1 not checked;" in html
-    assert "protocol: <code>paper</code>" in html
+    assert "protocol: <code>paper</code>" in html and "max-height:440px" in html
     with pytest.raises(KeyError):
         Page("01_skip_thoughts").claims_box(claims.assign(outcome="maybe"), "")
 
@@ -212,3 +214,46 @@ def test_the_settings_table_shows_dashes_not_none_or_nan():
     assert "max_steps" in shown and f"{qt.max_steps:,}" in cells
     single = Page("03_paraphrastic").settings({"default": preset("paraphrastic", "default")}).html
     assert "None" not in _cells(single) and "Regenerate" not in single
+
+
+def test_the_one_screen_verdict_groups_claims_by_paper_then_the_books_own():
+    """Issue 69: chapter 06 opens with every claim's short name, outcome and reason, grouped by paper (linked to its
+    chapter, with its counts) and the book's own questions last, in three columns that wrap to the text column."""
+    from reproducer.overview.scorecard import BOOK_ROW, chapters, verdicts
+    from reproducer.report.claims import BOOK
+
+    (first, (kiros, _)), (second, (logeswaran, _)) = list(chapters().items())[:2]
+    card = pd.DataFrame([
+        {"paper": logeswaran, "chapter": second, "claim": "QT is faster (Appendix C: sentences per second over "
+         "skip-thought's, same encoder)", "outcome": "reproduced", "ours": "15.5× [9.7×, 21.2×]", "threshold": "≥ 4.8×",
+         "paper's effect": "", "source": "paper"},
+        {"paper": kiros, "chapter": first, "claim": "Training combine-skip beats the same encoder untrained on STS "
+         "(STS14)", "outcome": "reproduced", "ours": "+12.66 [+9.66, +15.70]", "threshold": "≥ 0",
+         "paper's effect": "", "source": BOOK},
+        {"paper": kiros, "chapter": first, "claim": "uni-skip beats bi-skip (mean accuracy, Tables 3-5; the book's "
+         "reading)", "outcome": "smaller than published", "ours": "-0.52 [-2.36, +1.32]", "threshold": "≥ 0",
+         "paper's effect": "+1.67", "source": "paper"}])
+    frame = verdicts(card)
+    assert list(frame["group"]) == [kiros, logeswaran, BOOK_ROW]  # chapter order, the book's own last
+    assert list(frame["claim"]) == ["uni-skip beats bi-skip", "QT is faster",
+                                    "Training combine-skip beats its untrained twin on STS (STS14)"]
+    assert frame["reason"][0] == "-0.52 [-2.36, +1.32] against ≥ 0; the paper's +1.67"
+    html = unescape(Page("06_comparison").verdicts(frame).html)
+    groups = re.findall(r'<tr class="group"><th colspan="3">(.*?)</th></tr>', html)
+    assert groups[0] == f'<a href="{first}.html">{kiros}</a> <span class="counts">(1 smaller than published)</span>'
+    assert groups[2].startswith(BOOK_ROW) and "table-layout:fixed" in html and "max-height:none" in html
+    assert html.index("uni-skip beats bi-skip") < html.index("QT is faster") < html.index("Training combine-skip")
+
+
+@pytest.mark.parametrize("claim, short", [
+    ("MC-QT is the best of the family (mean accuracy, Table 1; the book's reading of the table)",
+     "MC-QT is the best of the family"),
+    ("QT (RNN) beats skip-thought on STS14 (Table 8, Pearson r × 100; ours: combine-QT against chapter 01's "
+     "combine-skip (Kiros et al.'s model, retrained))", "QT (RNN) beats skip-thought on STS14"),
+    ("Mean-max pooling beats mean and max pooling (RAE, 8-task macro, Table 3)",
+     "Mean-max pooling beats mean and max pooling (RAE, 8-task macro, Table 3)"),
+    ("word " * 40, ("word " * 20).strip() + " …")])
+def test_a_claims_short_name_keeps_the_short_details_that_tell_claims_apart(claim, short):
+    from reproducer.report.claims import short_claim
+
+    assert short_claim(claim) == short

@@ -5,6 +5,8 @@ from and a link to the chapter, and the outcomes counted per paper.
 - :func:`scorecard`: the claims of every chapter at one preset, read from ``results/<chapter>/<preset>/claims.json``.
 - :func:`paper_counts`: each outcome per paper, and how many were decided.
 - :func:`scorecard_table`: the scorecard as a Styler (outcomes coloured, the chapter as a link).
+- :func:`verdicts`: the scorecard in one screen: per paper, then the book's own questions, each claim's short name,
+  its outcome and a one-line reason (shown by :meth:`reproducer.report.page.Page.verdicts`).
 - :func:`across_presets`: each claim's outcome at two presets side by side (what longer training changes).
 - :func:`stable_summary`: what holds, fails or leans against the paper at both presets (generated, not written).
 - :func:`undecided_summary`: why the inconclusive claims are undecided, from their seeds.
@@ -20,7 +22,7 @@ import pandas as pd
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json, stored_json
 from reproducer.papers.registry import DECLARATIONS
-from reproducer.report.claims import BOOK, COLOURS, DECIDED
+from reproducer.report.claims import BOOK, COLOURS, DECIDED, short_claim, verdict_reason
 
 
 def chapters() -> dict[str, tuple[str, str]]:
@@ -34,8 +36,9 @@ OUTCOMES = tuple(COLOURS)  # reproduced, not reproduced, smaller than published,
 #: The columns of :func:`scorecard`.
 COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "paper's effect", "published", "numbers", "noise",
            "bootstrap", "value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source"]
-#: The row of :func:`paper_counts` that counts the book's own claims (training beats the same encoder untrained).
-BOOK_ROW = f"{BOOK} (every paper: training beats the same encoder untrained)"
+#: The row of :func:`paper_counts` that counts the book's own claims (training beats the same encoder untrained, and
+#: the checks no paper states): short, so that the counts stay in the text column (issue 69).
+BOOK_ROW = f"{BOOK} questions"
 
 
 def scorecard(preset: str = "default", root: str | Path = "results", missing: str = "raise") -> pd.DataFrame:
@@ -92,6 +95,21 @@ def scorecard_table(card: pd.DataFrame, link: str = "{chapter}.html"):
     shown = card[["paper", "claim", "outcome", "ours", "threshold", "paper's effect", "noise", "chapter"]].copy()
     shown["chapter"] = [f'<a href="{link.format(chapter=c)}">{c[:2]}</a>' for c in shown["chapter"]]
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"]).format(na_rep="")
+
+
+def verdicts(card: pd.DataFrame) -> pd.DataFrame:
+    """``card`` (:func:`scorecard`) as the one-screen verdict (issue 69): ``group`` (the paper, in chapter order; the
+    book's own claims of every chapter last, as :data:`BOOK_ROW`), the claim's short name (:func:`short_claim`), its
+    ``outcome``, a one-line ``reason`` (:func:`verdict_reason`) and the ``chapter`` it is judged in."""
+    if card.empty:
+        return pd.DataFrame(columns=["group", "claim", "outcome", "reason", "chapter"])
+    own = card.get("source", pd.Series("paper", index=card.index)).eq(BOOK)
+    group = card["paper"].where(~own, BOOK_ROW)
+    order = {p: i for i, p in enumerate([p for p, _ in chapters().values()] + [BOOK_ROW])}
+    frame = pd.DataFrame({"group": group, "claim": card["claim"].map(short_claim), "outcome": card["outcome"],
+                          "reason": [verdict_reason(row) for _, row in card.iterrows()], "chapter": card["chapter"]})
+    rank = frame["group"].map(lambda g: order.get(g, len(order)))
+    return frame.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank").reset_index(drop=True)
 
 
 def across_presets(root: str | Path = "results", presets: tuple[str, str] = ("quick", "default"),

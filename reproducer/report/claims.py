@@ -10,10 +10,12 @@
 - :func:`check`: the claims on the mean over the training seeds' evidence (all trained at the claim's own budget, the
   main run among them; :class:`SeedMean`), with the test items resampled alike for every seed and the seeds' spread,
   through :func:`reproducer.evaluate.uncertainty.judge`; :func:`claim_table` shows them; :func:`counts` counts the
-  outcomes.
+  outcomes; :func:`short_claim` and :func:`verdict_reason` give a claim's name and one-line reason where a page shows
+  many claims at once (the claims box, chapter 06's one-screen verdict).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -390,6 +392,50 @@ def claim_table(claims: pd.DataFrame):
         raise ValueError(f"Outcomes must be one of {', '.join(COLOURS)}: got {sorted(unknown)}.")
     shown = claims.drop(columns=[c for c in RAW_COLUMNS if c in claims])
     return shown.style.hide(axis="index").map(COLOURS.get, subset=["outcome"]).format(na_rep="")  # no bootstrap: blank
+
+
+#: Wordings the one-screen verdict shortens (the glossary's "untrained twin").
+SHORTER = {"the same encoder untrained with word2vec-300d as its word embeddings":
+           "its untrained twin with word2vec-300d words", "the same encoder untrained": "its untrained twin"}
+
+
+def short_claim(claim: str, detail: int = 30, longest: int = 100) -> str:
+    """A claim's name for the one-screen verdict: its wording without the parenthesised details longer than ``detail``
+    characters (where every chapter puts the tables, task lists and comparators; short ones such as "(RNN)" or
+    "(STS14)" tell claims apart and stay), cut at a word to at most ``longest`` characters."""
+    kept, depth, group = [], 0, ""
+    for char in str(claim):
+        if char == "(":
+            depth += 1
+        if depth:
+            group += char
+        else:
+            kept.append(char)
+        if char == ")" and depth:
+            depth -= 1
+            if not depth:
+                kept.append(group if len(group) <= detail + 2 else "")
+                group = ""
+    name = re.sub(r"\s+", " ", "".join(kept) + group).strip().rstrip(":,;")
+    for wording, shorter in SHORTER.items():
+        name = name.replace(wording, shorter)
+    name = re.sub(r" ([,;.])", r"\1", name)
+    if len(name) > longest:
+        name = name[:longest].rsplit(" ", 1)[0] + " …"
+    return name
+
+
+def verdict_reason(row) -> str:
+    """One line of why a claim has its outcome: our value and 95% interval against the threshold, and, where the
+    outcome is *smaller than published*, the paper's own effect that the interval excludes."""
+    ours, threshold = row.get("ours"), row.get("threshold")
+    if row["outcome"] == "not checked" or not isinstance(ours, str) or not ours:
+        return "a number it needs is missing"
+    reason = f"{ours} against {threshold}"
+    effect = row.get("paper's effect")
+    if row["outcome"] == "smaller than published" and isinstance(effect, str) and effect:
+        reason += f"; the paper's {effect}"
+    return reason
 
 
 def outcome_changes(old: list[dict] | pd.DataFrame, new: list[dict] | pd.DataFrame) -> pd.DataFrame:

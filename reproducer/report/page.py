@@ -27,7 +27,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from reproducer.notebook import notebook_path, parameters_source
-from reproducer.report.claims import BOOK, COLOURS, claim_table, counts
+from reproducer.report.claims import BOOK, COLOURS, claim_table, counts, short_claim, verdict_reason
 
 _CHECKOUT = Path(__file__).resolve().parents[2]
 #: The one rule for numbers in the book's tables (stated in the intro's "How to read a table").
@@ -52,7 +52,37 @@ _STYLE = ("<style>.book-table{overflow-x:auto;max-width:100%;margin:0.5em 0}"
           "margin:0.8em 0 1.2em 0;background:#f8fafc}"
           ".claims-box ul{margin:0.3em 0 0.3em 1.1em;padding:0}.claims-box li{margin:0.2em 0}"
           ".claims-box .setting{font-size:0.88em;color:#333}"
-          ".claims-box .book-table th{white-space:normal}</style>")
+          ".claims-box .book-table th{white-space:normal}"
+          ".verdicts{overflow-y:auto;max-height:440px;margin:0.4em 0}"
+          ".verdicts.whole{max-height:none}"
+          ".verdicts table{width:100%;table-layout:fixed;border-collapse:collapse;font-size:0.84em}"
+          ".verdicts td,.verdicts th{padding:2px 6px;vertical-align:top;text-align:left;white-space:normal;"
+          "overflow-wrap:anywhere;border-bottom:1px solid #e5e7eb}"
+          ".verdicts col.claim{width:50%}.verdicts col.outcome{width:8.5em}"
+          ".verdicts tr.group th{background:#eef2f7;font-weight:bold;padding-top:5px}"
+          ".verdicts .counts{font-weight:normal;color:#333}"
+          ".outcomes{font-size:0.8em;color:#333;margin:0.2em 0}</style>")
+
+
+def _verdict_table(groups: list[tuple[str | None, list[tuple[str, str, str]]]], whole: bool = False) -> str:
+    """The compact claims table of the claims box and of chapter 06's verdict: ``groups`` of (its header row's HTML,
+    or None for no header; its rows of claim, outcome, reason). ``whole``: no height limit (chapter 06)."""
+    body = []
+    for header, rows in groups:
+        if header:
+            body.append(f'<tr class="group"><th colspan="3">{header}</th></tr>')
+        body += [f'<tr><td>{_code(claim)}</td><td style="{COLOURS[outcome]}">{outcome}</td>'
+                 f"<td>{html.escape(reason)}</td></tr>" for claim, outcome, reason in rows]
+    return (f'<div class="verdicts{" whole" if whole else ""}"><table><colgroup><col class="claim"><col class="outcome">'
+            '<col class="reason"></colgroup><thead><tr><th>claim</th><th>outcome</th><th>ours against the threshold'
+            f'</th></tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _outcome_legend(outcomes) -> str:
+    """One line saying what each of ``outcomes`` means (:data:`REASONS`), in the book's order."""
+    shown = [o for o in COLOURS if o in set(outcomes)]
+    return ('<p class="outcomes">' + "; ".join(f'<span style="{COLOURS[o]}">{o}</span>: {REASONS[o]}' for o in shown)
+            + ".</p>")
 
 
 def _code(text: str) -> str:
@@ -150,24 +180,36 @@ class Page:
         return self.table(frame, caption=note if frame.isna().any(axis=None) else "", regenerate=False)
 
     def claims_box(self, claims: pd.DataFrame, setting: str) -> Shown:
-        """The box a chapter opens with: each claim → its outcome (coloured) → a one-line reason (our interval against
-        the threshold), then the setting in one line (corpus, budget, protocol)."""
-        items = []
-        for row in claims.to_dict(orient="records"):
-            outcome = row["outcome"]
-            ours, threshold = row.get("ours", ""), row.get("threshold", "")
-            reason = REASONS[outcome] + (f": {ours} against {threshold}" if ours and outcome != "not checked" else "")
-            effect = row.get("paper's effect", "")
-            if outcome == "smaller than published" and isinstance(effect, str) and effect:  # issue 69: what it excludes
-                reason += f", the paper's {effect}"
-            items.append(f'<li>{_code(str(row["claim"]))} → <span style="{COLOURS[outcome]}">{outcome}</span> '
-                         f"<span class=\"reason\">({html.escape(reason)})</span></li>")
+        """The box a chapter opens with: a compact table of each claim's short name (:func:`short_claim`), its outcome
+        (coloured, column 2) and a one-line reason (:func:`verdict_reason`: our interval against the threshold, and
+        the paper's effect where the outcome is *smaller than published*), at most ~600 px tall (it scrolls beyond);
+        what each outcome means; then the setting in one line (corpus, budget, protocol)."""
+        rows = [(short_claim(row["claim"]), row["outcome"], verdict_reason(row))
+                for row in claims.to_dict(orient="records")]
         counted = claims["outcome"].value_counts()
         head = ", ".join(f"{counted[o]} {o}" for o in COLOURS if o in counted)
-        return Shown(f'{_STYLE}<div class="claims-box"><b>The claims, at a glance</b> ({len(claims)}: {head}; the '
-                     f'reasons and numbers are in the table at the end; the terms are in the '
-                     f'<a href="{GLOSSARY}">glossary</a>)<ul>{"".join(items)}</ul>'
+        return Shown(f'{_STYLE}<div class="claims-box"><b>The claims, at a glance</b> ({len(claims)}: {head}; each '
+                     f'claim\'s wording, the paper\'s sentence and the numbers are in the table at the end; the terms '
+                     f'are in the <a href="{GLOSSARY}">glossary</a>){_verdict_table([(None, rows)])}'
+                     f"{_outcome_legend(counted.index)}"
                      f'<div class="setting"><b>Setting:</b> {_code(setting)}</div></div>')
+
+    def verdicts(self, frame: pd.DataFrame, link: str = "{chapter}.html") -> Shown:
+        """Chapter 06's one-screen verdict (issue 69): ``frame`` from
+        :func:`reproducer.overview.scorecard.verdicts`, one group per paper (its name linked to its chapter by
+        ``link``, and its counts), then the book's own questions; each claim's short name, its coloured outcome and a
+        one-line reason, in three columns that wrap to the text column (no sideways scroll)."""
+        groups = []
+        for group, rows in frame.groupby("group", sort=False):
+            counted = rows["outcome"].value_counts()
+            chapters = list(dict.fromkeys(rows["chapter"]))
+            title = html.escape(str(group))
+            if len(chapters) == 1 and not str(group).startswith(BOOK):  # the book's own: from every chapter
+                title = f'<a href="{html.escape(link.format(chapter=chapters[0]))}">{title}</a>'
+            counts_text = ", ".join(f"{counted[o]} {o}" for o in COLOURS if o in counted)
+            groups.append((f'{title} <span class="counts">({counts_text})</span>',
+                           list(rows[["claim", "outcome", "reason"]].itertuples(index=False, name=None))))
+        return Shown(f"{_STYLE}{_verdict_table(groups, whole=True)}{_outcome_legend(frame['outcome'].unique())}")
 
     def claims_end(self, run, claims: pd.DataFrame, setting: str) -> Shown:
         """The ending every paper's chapter shares: its judged ``claims`` (:func:`~reproducer.report.claims.check`)
@@ -197,7 +239,8 @@ class Page:
                      "5%): " + ", ".join(f"<b>{fixed[o]}</b> {o}" for o in COLOURS if fixed.get(o, 0))
                      + f"; {fixed['decided']} decided.")
         own = sum(int(counts.loc[row, "claims"]) for row in counts.index if str(row).startswith(BOOK))
-        mine = f" ({own} of them the book's own: training beats the same encoder untrained)" if own else ""
+        mine = (f" ({own} of them the book's own questions: training beats the same encoder untrained, and checks no "
+                f"paper states)" if own else "")
         shown = counts[[c for c in counts.columns if c not in COLOURS or total[c]]]  # outcomes no claim had: left out
         table = shown.rename_axis(None).style.map(lambda v: COLOURS["reproduced"] if v else "",
                                                   subset=[c for c in ["reproduced"] if c in shown])  # none: no column
