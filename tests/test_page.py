@@ -119,8 +119,8 @@ def test_the_headline_counts_the_outcomes():
     counts.loc[BOOK_ROW] = [1, 0, 1, 0, 1, 2]
     counts.loc["total"] = counts.drop(index="total").sum()
     html = Page("06_comparison").headline(counts, "default").html
-    assert "of the <b>9</b> claims this book checks at the <code>default</code> preset (2 of them the book's own: " \
-        "training beats the same encoder untrained)" in html
+    assert "of the <b>9</b> claims this book checks at the <code>default</code> preset (2 of them the book's own " \
+        "questions: training beats the same encoder untrained, and checks no paper states)" in html
 
 
 def test_the_headline_also_counts_the_outcomes_after_holms_correction():
