@@ -30,7 +30,7 @@ def test_a_table_is_boxed_formatted_and_says_how_to_regenerate_it():
     frame = pd.DataFrame({"ours": [64.78, np.nan], "paper": [77.0, 80.1], "r": [0.0673, 0.5]}, index=["MR", "CR"])
     html = Page("01_skip_thoughts").table(frame, {"paper": "{:.2f}"}, caption="<b>Table 1</b>").html
     assert '<div class="book-table">' in html and "overflow-x:auto" in html  # scrolls in its own box
-    assert _cells(html) == ["64.8", "77.00", "0.0673", "—", "80.10", "0.5"]
+    assert _cells(html) == ["64.8", "77.00", "0.067", "—", "80.10", "0.500"]  # r: its column alike
     assert html.index("<b>Table 1</b>") < html.index("<table")
     assert ("papermill notebooks/01_skip_thoughts.ipynb out.ipynb -p preset quick --cwd notebooks</code> (about 40 "
             "minutes at <code>quick</code>") in html
@@ -257,3 +257,21 @@ def test_a_claims_short_name_keeps_the_short_details_that_tell_claims_apart(clai
     from reproducer.report.claims import short_claim
 
     assert short_claim(claim) == short
+
+
+@pytest.mark.parametrize("values, shown", [
+    ([-9.2, -9.0, 64.78], ["-9.2", "-9.0", "64.8"]),  # issue 69: "−9.2 | −9 | −9.0" in one column
+    ([1600, 1200.0, np.nan], ["1,600", "1,200", "—"]),
+    ([0.0673, 0.012, 0.5], ["0.067", "0.012", "0.500"]),
+    ([0.0673, 0.012], ["0.0673", "0.0120"]),
+    (["MR", 3.0, None], ["MR", "3", "—"])])
+def test_a_column_prints_its_numbers_alike(values, shown):
+    from reproducer.report.page import column_number
+
+    assert [column_number(values)(v) for v in values] == shown
+
+
+def test_a_tables_columns_each_keep_one_number_of_decimals():
+    frame = pd.DataFrame({"a": [1.0, 2.5, 12.0], "b": [3.0, 4.0, 5.0], "c": [0.25, 0.5, 0.125]})
+    cells = _cells(Page("06_comparison").table(frame, index=False, regenerate=False).html)
+    assert cells == ["1.0", "3", "0.250", "2.5", "4", "0.500", "12.0", "5", "0.125"]

@@ -1,9 +1,9 @@
 """What a chapter's page shows a reader, in one style for the whole book: the claims box that opens each chapter, its
 tables, the line that regenerates them, its figures' captions.
 
-- :data:`NUMBER_RULE` and :func:`number`: how every table prints a number — scores in points (accuracy in %,
-  correlations × 100) and anything else of magnitude ≥ 1 with one decimal, smaller magnitudes with three significant
-  digits, whole numbers with thousands separators, a missing value as "—".
+- :data:`NUMBER_RULE`, :func:`number` and :func:`column_number`: how every table prints a number — scores in points
+  (accuracy in %, correlations × 100); a column alike: whole numbers with thousands separators, one decimal where it
+  reaches magnitude 1, else three significant digits of its largest; a missing value as "—".
 - :class:`Page`: one chapter's page. :meth:`Page.table` shows a frame in the book's style (padded cells, the rule
   above unless a column says otherwise, a box that scrolls sideways when the table is wider than the text column)
   with the ``papermill`` command that regenerates it underneath; :meth:`Page.claims_box` is the short box of each
@@ -31,8 +31,9 @@ from reproducer.report.claims import BOOK, COLOURS, claim_table, counts, short_c
 
 _CHECKOUT = Path(__file__).resolve().parents[2]
 #: The one rule for numbers in the book's tables (stated in the intro's "How to read a table").
-NUMBER_RULE = ("Scores are in points (accuracy in %, correlations × 100); every number of magnitude 1 or more prints "
-               "with one decimal, smaller ones with three significant digits, whole numbers with thousands separators; "
+NUMBER_RULE = ("Scores are in points (accuracy in %, correlations × 100); a table's column prints all its numbers alike: "
+               "whole numbers with thousands separators, a column whose numbers reach 1 or more with one decimal, a "
+               "column of smaller numbers with the decimals its largest needs for three significant digits; "
                "— marks a value that does not exist for that row (e.g. a task the paper did not report).")
 #: A one-line reason per outcome, completed with the claim's interval and threshold.
 #: The glossary's page from a chapter's page (notebooks/<chapter>.html beside book/glossary.html in the built book).
@@ -107,6 +108,31 @@ def number(x) -> str:
     return f"{x:,.1f}" if abs(x) >= 1 else f"{x:.3g}"
 
 
+def column_decimals(values) -> int | None:
+    """The decimals :data:`NUMBER_RULE` gives a whole column of ``values``: 0 when every number is whole (printed with
+    thousands separators), 1 when the largest magnitude is 1 or more, else as many as the largest needs for three
+    significant digits (``[0.0673, 0.012]`` → 4); ``None`` when the column holds no finite number."""
+    finite = [float(v) for v in values if isinstance(v, Number) and not isinstance(v, bool) and math.isfinite(float(v))]
+    if not finite:
+        return None
+    if all(v.is_integer() for v in finite):
+        return 0
+    largest = max(abs(v) for v in finite)
+    return 1 if largest >= 1 else 2 - math.floor(math.log10(largest))
+
+
+def column_number(values):
+    """The formatter of a column of ``values`` by :data:`NUMBER_RULE` (:func:`column_decimals`); a cell that is not a
+    number prints as :func:`number` prints it."""
+    decimals = column_decimals(values)
+
+    def shown(x) -> str:
+        if decimals is None or isinstance(x, bool) or not isinstance(x, Number) or not math.isfinite(float(x)):
+            return number(x)
+        return f"{float(x):,.{decimals}f}"
+    return shown
+
+
 @dataclass
 class Shown:
     """HTML that Jupyter and the book display as is (``_repr_html_``)."""
@@ -148,7 +174,7 @@ class Page:
 
     def table(self, frame: pd.DataFrame | Styler, formats: dict | None = None, *,
               index: bool = True, wrap: tuple[str, ...] = (), caption: str = "", regenerate: bool = True) -> Shown:
-        """``frame`` in the book's style: every number by :func:`number` unless ``formats`` (column → format string or
+        """``frame`` in the book's style: every column's numbers alike by :func:`column_number` unless ``formats`` (column → format string or
         function) says otherwise, ``wrap``'s text columns wrapped instead of kept on one line, in a box that scrolls
         sideways when wider than the text column, with ``caption`` above and the regenerate line below. A Styler
         keeps its own styles (colours, gradients) and gets the rule for the columns it did not format."""
@@ -156,7 +182,8 @@ class Page:
         data = styler.data
         own = set(getattr(styler, "_display_funcs", {}))  # cells the caller's Styler formatted already
         base = [c for j, c in enumerate(data.columns) if not any(col == j for _, col in own)]
-        styler = styler.format(number, subset=base, na_rep="—") if base else styler
+        for column in base:  # one format per column (issue 69: 138 of 449 columns mixed decimal places)
+            styler = styler.format(column_number(data[column]), subset=[column], na_rep="—")
         for column, fmt in (formats or {}).items():
             styler = styler.format(fmt, subset=[column], na_rep="—")
         wrap = [c for c in wrap if c in styler.data]  # a column a table has not got (a claims table without bootstrap)
@@ -177,7 +204,8 @@ class Page:
         frame = frame.where(frame.notna(), None)
         note = ("—: not set at this preset (no limit, or the code's default applies)"
                 + ("; or not a setting of that column's model" if len(columns) > 1 else "") + ".")
-        return self.table(frame, caption=note if frame.isna().any(axis=None) else "", regenerate=False)
+        by_cell = {column: number for column in frame.columns}  # a column of unlike fields: each cell by its own value
+        return self.table(frame, by_cell, caption=note if frame.isna().any(axis=None) else "", regenerate=False)
 
     def claims_box(self, claims: pd.DataFrame, setting: str) -> Shown:
         """The box a chapter opens with: a compact table of each claim's short name (:func:`short_claim`), its outcome
