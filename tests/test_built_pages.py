@@ -41,3 +41,48 @@ def test_figure_numbers_run_consecutively(pages):
                if figure.figcaption and (match := re.match(r"Fig\.\s*(\d+)", figure.figcaption.get_text(strip=True)))]
     assert numbers, "no numbered figure"
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers))), numbers
+
+
+def _chapter_links():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import chapter_links
+
+    return chapter_links
+
+
+@pytest.mark.parametrize("text, linked", [
+    ("as in chapter 01's table", [("as in ", None), ("chapter 01", "01.html"), ("'s table", None)]),
+    ("chapters 01 and 02, or chapters 03-05", [("chapters ", None), ("01", "01.html"), (" and ", None),
+                                               ("02", "02.html"), (", or chapters ", None), ("03", "03.html"),
+                                               ("-", None), ("05", "05.html")]),
+    ("chapter 06 of this page", [("chapter 06 of this page", None)]),  # the page itself (None): plain
+    ("chapter 09", [("chapter 09", None)])])
+def test_chapter_mentions_are_cut_into_links(text, linked):
+    links = _chapter_links()
+    assert links.pieces(text, lambda n: None if n in ("06", "09") else f"{n}.html") == linked
+
+
+def test_chapter_links_in_html_leave_tags_links_and_code_alone():
+    links = _chapter_links()
+    markup = ('<td title="chapter 01">see chapter 01</td><a href="x">chapter 02</a><code>chapter 03</code>'
+              '<style>.chapter 04{}</style>')
+    assert links.link_html(markup, lambda n: f"{n}.html") == (
+        '<td title="chapter 01">see <a class="chapter-link" href="01.html">chapter 01</a></td>'
+        '<a href="x">chapter 02</a><code>chapter 03</code><style>.chapter 04{}</style>')
+    assert links.chapters(str(ROOT))["02"] == "notebooks/02_quick_thoughts"
+
+
+def test_every_chapter_mention_on_the_pages_is_a_link(pages):
+    """Issue 69: "chapter 0x" linked everywhere (chapter 02 named other chapters 18 times with no link)."""
+    mention = re.compile(r"\b[Cc]hapters? 0\d[ab]?\b")
+    bare = []
+    for name, page in pages.items():
+        main = page.find("main")
+        for node in main.find_all(string=mention):
+            if node.find_parent(["a", "code", "pre", "script", "style", "h1", "h2", "h3", "h4"]) is None:
+                own = name.startswith(mention.search(node).group().split()[-1])  # a page's mention of itself
+                if not own:
+                    bare.append((name, node.strip()[:60]))
+    assert not bare, bare
