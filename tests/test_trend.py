@@ -1,0 +1,101 @@
+"""Where a claim is heading (issue 70): the change per doubling of training steps recovered on constructed data,
+flat when it is flat, and no projection beyond 16× our largest budget."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reproducer.errors import ReproducerError
+from reproducer.report.trend import HORIZON, claim_trend, doubling_trend, trend_text
+
+STEPS = [1000, 3000, 6000]
+
+
+def constructed(slope: float, start: float = 0.0, seeds: int = 3, items: int = 400, seed_sd: float = 0.3,
+                item_sd: float = 2.0, rng_seed: int = 0):
+    """Each seed's quantity = start + slope·log2(steps/1000) + its own offset, measured on ``items`` test items with
+    noise ``item_sd``; replicates resample the items alike for every seed and budget."""
+    rng = np.random.default_rng(rng_seed)
+    offsets = rng.normal(0, seed_sd, seeds)
+    draws = rng.integers(0, items, (1000, items))  # one set of item resamples, shared (paired)
+    values = np.empty((len(STEPS), seeds))
+    replicates = np.empty((len(STEPS), seeds, 1000))
+    for b, steps in enumerate(STEPS):
+        for k in range(seeds):
+            per_item = start + slope * np.log2(steps / 1000) + offsets[k] + rng.normal(0, item_sd, items)
+            values[b, k] = per_item.mean()
+            replicates[b, k] = per_item[draws].mean(axis=1)
+    return values, replicates
+
+
+def test_a_known_slope_is_recovered_with_a_covering_interval():
+    values, replicates = constructed(slope=0.8, start=-4.0)
+    trend = doubling_trend(STEPS, values, replicates, threshold=0.0)
+    assert trend["low"] < 0.8 < trend["high"] and abs(trend["slope"] - 0.8) < 0.4
+    assert trend["direction"] == "toward the paper" and not trend["past"]
+    # the line reaches 0 after 4 / 0.8 = 5 doublings past 1,000 steps: near 32,000 steps, within 16 × 6,000
+    assert trend["crossing"] is not None and 12_000 < trend["crossing"] < HORIZON * 6000
+    assert "extrapolat" in trend["crossing_note"] and "extrapolation" in trend_text(trend)
+    assert [b["steps"] for b in trend["budgets"]] == STEPS and all(b["seeds"] == 3 for b in trend["budgets"])
+
+
+def test_the_interval_holds_both_the_items_and_the_seeds_noise():
+    values, replicates = constructed(slope=0.5, seed_sd=1.5)
+    with_seeds = doubling_trend(STEPS, values, replicates)
+    items_only = doubling_trend(STEPS, values[:, :1], replicates[:, :1])
+    assert len(with_seeds["seed_slopes"]) == 3
+    assert with_seeds["high"] - with_seeds["low"] > 0  # and both sources enter
+    no_items = doubling_trend(STEPS, values)
+    assert no_items["high"] - no_items["low"] > 0 and items_only["high"] - items_only["low"] > 0
+
+
+def test_a_flat_case_is_called_flat():
+    values, replicates = constructed(slope=0.0, start=1.0)
+    trend = doubling_trend(STEPS, values, replicates, threshold=3.0)
+    assert trend["direction"] == "flat" and trend["low"] < 0 < trend["high"]
+    assert trend["crossing"] is None and "flat" in trend["crossing_note"]
+
+
+def test_away_from_the_paper_and_the_at_most_side():
+    values, replicates = constructed(slope=-1.0, start=0.0)
+    assert doubling_trend(STEPS, values, replicates, threshold=1.0)["direction"] == "away from it"
+    # "at most 1": going down is toward the paper; already below the threshold: past it, nothing projected
+    at_most = doubling_trend(STEPS, values, replicates, threshold=1.0, at_most=True)
+    assert at_most["direction"] == "toward the paper" and at_most["past"] and at_most["crossing"] is None
+
+
+def test_an_extrapolation_beyond_16x_is_refused():
+    values, replicates = constructed(slope=0.4, start=-10.0, item_sd=0.5)
+    trend = doubling_trend(STEPS, values, replicates, threshold=0.0)
+    # 10 / 0.4 = 25 doublings past 1,000 steps: far beyond 16 × 6,000
+    assert trend["direction"] == "toward the paper" and trend["crossing"] is None
+    assert "beyond 16×" in trend["crossing_note"]
+    assert doubling_trend(STEPS, values, replicates, threshold=0.0, horizon=2**30)["crossing"] is not None
+
+
+def test_bad_budgets_raise():
+    with pytest.raises(ReproducerError, match="two distinct"):
+        doubling_trend([1000, 1000], np.zeros((2, 3)))
+    with pytest.raises(ReproducerError, match="one row per budget"):
+        doubling_trend(STEPS, np.zeros((2, 3)))
+
+
+def test_a_claims_trend_reads_its_quantity_from_each_budgets_evidence():
+    """claim_trend: each budget's seeds' quantity (here a fake Evidence whose score grows with the budget)."""
+    from reproducer.report.claims import Claim
+
+    class Fake:
+        def __init__(self, value):
+            self.value = value
+
+        def quantity(self, replicates):
+            if replicates is False:
+                return self.value
+            return self.value + np.random.default_rng(0).normal(0, 0.1, replicates)
+
+    claim = Claim("A beats B", lambda ev, r: ev.quantity(r), threshold=0.0)
+    budgets = {steps: [Fake(-3 + np.log2(steps / 1000) + 0.01 * k) for k in range(3)] for steps in STEPS}
+    budgets[1000] = budgets[1000][:2]  # a budget with fewer seeds
+    trend = claim_trend(claim, budgets, resamples=200)
+    assert trend["slope"] == pytest.approx(1.0, abs=0.02) and trend["direction"] == "toward the paper"
+    assert [b["seeds"] for b in trend["budgets"]] == [2, 3, 3]
