@@ -99,3 +99,24 @@ def test_a_claims_trend_reads_its_quantity_from_each_budgets_evidence():
     trend = claim_trend(claim, budgets, resamples=200)
     assert trend["slope"] == pytest.approx(1.0, abs=0.02) and trend["direction"] == "toward the paper"
     assert [b["seeds"] for b in trend["budgets"]] == [2, 3, 3]
+
+
+def test_trend_rows_read_every_claim_or_say_why_not():
+    from reproducer.report.claims import Claim
+    from reproducer.report.trend import trend_rows
+
+    class Fake:
+        def __init__(self, scores):
+            self.scores = scores
+
+        def score(self, name, replicates):
+            value = self.scores[name]  # KeyError where a budget has not got the number
+            return value if replicates is False else value + np.zeros(replicates)
+
+    budgets = {steps: [Fake({"A": np.log2(steps) + k, **({"timing": 2.0} if steps == 6000 else {})})
+                       for k in range(2)] for steps in STEPS}
+    rows = trend_rows([Claim("A grows", lambda ev, r: ev.score("A", r)),
+                       Claim("timing", lambda ev, r: ev.score("timing", r), unit="{:.2f}×")], budgets, resamples=50)
+    assert rows[0]["direction"] == "toward the paper"  # no noise at all: the interval is the slope itself
+    assert rows[0]["slope"] == pytest.approx(1.0) and "per doubling" in rows[0]["trend"]
+    assert rows[1]["direction"] == "not read" and "not read along training" in rows[1]["trend"]

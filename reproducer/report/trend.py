@@ -136,3 +136,25 @@ def trend_text(trend: dict, unit: str = "{:+.2f}") -> str:
     if trend["crossing"] is not None:
         change += f"; would reach the threshold near {trend['crossing']:,.0f} steps (an extrapolation)"
     return change
+
+
+def trend_rows(claims: list, budgets: dict[int, list], resamples: int = 1000, horizon: float = HORIZON) -> list[dict]:
+    """Each of ``claims`` along its training (:func:`claim_trend` over ``budgets``: steps → that budget's seeds'
+    evidence), as the rows the claims tables and the scorecard JSON carry: ``claim``, ``trend`` (:func:`trend_text`),
+    ``direction``, ``slope``, ``low``, ``high``, ``crossing``, ``crossing note`` and ``budgets``. A claim whose
+    quantity cannot be read at some budget (a number that budget's evidence has not got, e.g. a timing measured once)
+    gets the direction ``"not read"`` and the reason, instead of a trend over fewer budgets than the others."""
+    rows = []
+    for claim in claims:
+        try:
+            trend = claim_trend(claim, budgets, resamples, horizon)
+        except (KeyError, ValueError, ReproducerError) as missing:
+            rows.append({"claim": claim.claim, "trend": f"not read along training: {missing}", "direction": "not read",
+                         "slope": None, "low": None, "high": None, "crossing": None, "crossing note": "",
+                         "budgets": []})
+            continue
+        rows.append({"claim": claim.claim, "trend": trend_text(trend, claim.unit), "direction": trend["direction"],
+                     "slope": trend["slope"], "low": trend["low"], "high": trend["high"],
+                     "crossing": trend["crossing"], "crossing note": trend["crossing_note"],
+                     "budgets": trend["budgets"]})
+    return rows
