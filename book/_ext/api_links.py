@@ -5,6 +5,7 @@ The chapters name the library's modules where they say where a number comes from
 A write-time post-transform: an inline literal whose text is a documented module (``book/api/<module>.md``), or an
 object of one, becomes a link; code blocks, links and the API pages' own signatures are left alone.
 """
+import functools
 import importlib
 import re
 from pathlib import Path
@@ -15,12 +16,13 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 DOTTED = re.compile(r"^(reproducer(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\(.*\))?$")
 
 
-def api_modules(srcdir: str) -> set[str]:
-    """The modules with a page in the API reference (``book/api/<module>.md``)."""
-    return {path.stem for path in Path(srcdir, "book", "api").glob("reproducer*.md")}
+@functools.lru_cache
+def api_modules(srcdir: str) -> frozenset[str]:
+    """The modules with a page in the API reference (``book/api/<module>.md``; read once per build)."""
+    return frozenset(path.stem for path in Path(srcdir, "book", "api").glob("reproducer*.md"))
 
 
-def api_target(text: str, modules: set[str]) -> tuple[str, str] | None:
+def api_target(text: str, modules: frozenset[str]) -> tuple[str, str] | None:
     """``(module, anchor)`` for a quoted dotted name: the longest documented module it starts with and, when it
     names an object of it, that object's full name as the anchor (autodoc's ids); ``None`` otherwise."""
     match = DOTTED.match(text.strip())
@@ -34,7 +36,7 @@ def api_target(text: str, modules: set[str]) -> tuple[str, str] | None:
     return None
 
 
-def defined_in(module: str, names: list[str], modules: set[str]) -> tuple[str, str]:
+def defined_in(module: str, names: list[str], modules: frozenset[str]) -> tuple[str, str]:
     """``(module, anchor)`` of the object ``module.names…``: where it is defined when that module has an API page
     (a package re-exports what its modules define: ``reproducer.evaluate.evaluate`` is documented in
     ``reproducer.evaluate.harness``), else the quoted module and name."""

@@ -7,6 +7,7 @@ post-transform runs at write time, when the builder can say each page's relative
 code and titles get reference nodes; HTML outputs (raw nodes) get ``<a>`` elements outside their tags, links, code and
 scripts. A page's mentions of itself stay plain.
 """
+import functools
 import re
 from pathlib import Path
 
@@ -18,18 +19,16 @@ MENTION = re.compile(r"\b([Cc]hapters?)(\s+)(0\d[ab]?(?:(?:,\s+|\s+and\s+|\s+or\
 NUMBER = re.compile(r"0\d[ab]?")
 #: Raw HTML: a tag, or an element whose text is never linked (a link, code, a script or style block).
 _SKIPPED = re.compile(r"<(a|code|pre|script|style)\b[^>]*>.*?</\1\s*>|<[^>]+>", re.S | re.I)
-_LEAVE = (nodes.reference, nodes.literal, nodes.literal_block, nodes.title, nodes.raw, nodes.target,
-          nodes.FixedTextElement)
+_LEAVE = (nodes.reference, nodes.literal, nodes.title, nodes.raw, nodes.target, nodes.FixedTextElement)
 
 
+@functools.lru_cache
 def chapters(srcdir: str) -> dict[str, str]:
-    """Chapter number → its docname: ``notebooks/01_skip_thoughts.ipynb`` gives ``"01"`` → ``notebooks/01_skip_thoughts``."""
-    found = {}
-    for path in sorted(Path(srcdir, "notebooks").glob("0*.ipynb")):
-        number = NUMBER.match(path.stem)
-        if number and path.stem[len(number.group()):len(number.group()) + 1] == "_":
-            found[number.group()] = f"notebooks/{path.stem}"
-    return found
+    """Chapter number → its docname: ``notebooks/01_skip_thoughts.ipynb`` gives ``"01"`` →
+    ``notebooks/01_skip_thoughts`` (read once per build, not once per page)."""
+    notebooks = sorted(Path(srcdir, "notebooks").glob("0*.ipynb"))
+    named = (re.match(rf"({NUMBER.pattern})_", path.stem) for path in notebooks)
+    return {match.group(1): f"notebooks/{match.string}" for match in named if match}
 
 
 def pieces(text: str, target) -> list[tuple[str, str | None]]:

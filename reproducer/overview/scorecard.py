@@ -69,14 +69,24 @@ def scorecard(preset: str = "default", root: str | Path = "results", missing: st
     return card
 
 
+def claim_groups(card: pd.DataFrame) -> pd.Series:
+    """Each claim's group in the counts and the verdict: its paper, or :data:`BOOK_ROW` for the book's own claims."""
+    own = card.get("source", pd.Series("paper", index=card.index)).eq(BOOK)
+    return card["paper"].where(~own, BOOK_ROW)
+
+
+def group_order() -> list[str]:
+    """The groups in the order the book shows them: the papers in chapter order, then the book's own questions."""
+    return [p for p, _ in chapters().values()] + [BOOK_ROW]
+
+
 def paper_counts(card: pd.DataFrame, outcome: str = "outcome") -> pd.DataFrame:
     """The outcomes of ``card`` (:func:`scorecard`) counted per paper (the papers' own claims), in chapter order,
     the book's own claims of every chapter in one row (:data:`BOOK_ROW`, when there are any), with ``decided``
     (reproduced, not reproduced, smaller than published), ``claims`` and a ``total`` row. ``outcome``: the column
     counted (``"outcome (Holm)"``: after Holm's correction, :func:`multiplicity`)."""
-    own = card.get("source", pd.Series("paper", index=card.index)).eq(BOOK)
-    paper = card["paper"].where(~own, BOOK_ROW)
-    order = [p for p, _ in chapters().values() if p in set(paper)] + ([BOOK_ROW] if own.any() else [])
+    paper = claim_groups(card)
+    order = [p for p in group_order() if p in set(paper)]
     table = (pd.crosstab(paper, card[outcome]).reindex(index=order, columns=list(OUTCOMES), fill_value=0)
              if len(card) else pd.DataFrame(columns=list(OUTCOMES)))
     table["decided"] = table[list(DECIDED)].sum(axis=1)
@@ -103,11 +113,10 @@ def verdicts(card: pd.DataFrame) -> pd.DataFrame:
     ``outcome``, a one-line ``reason`` (:func:`verdict_reason`) and the ``chapter`` it is judged in."""
     if card.empty:
         return pd.DataFrame(columns=["group", "claim", "outcome", "reason", "chapter"])
-    own = card.get("source", pd.Series("paper", index=card.index)).eq(BOOK)
-    group = card["paper"].where(~own, BOOK_ROW)
-    order = {p: i for i, p in enumerate([p for p, _ in chapters().values()] + [BOOK_ROW])}
-    frame = pd.DataFrame({"group": group, "claim": card["claim"].map(short_claim), "outcome": card["outcome"],
-                          "reason": [verdict_reason(row) for _, row in card.iterrows()], "chapter": card["chapter"]})
+    order = {p: i for i, p in enumerate(group_order())}
+    frame = pd.DataFrame({"group": claim_groups(card), "claim": card["claim"].map(short_claim),
+                          "outcome": card["outcome"], "reason": [verdict_reason(row) for _, row in card.iterrows()],
+                          "chapter": card["chapter"]})
     rank = frame["group"].map(lambda g: order.get(g, len(order)))
     return frame.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank").reset_index(drop=True)
 

@@ -79,6 +79,12 @@ def _verdict_table(groups: list[tuple[str | None, list[tuple[str, str, str]]]], 
             f'</th></tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
+def _counts_text(outcomes: pd.Series) -> str:
+    """How many claims had each outcome, in the book's order: "3 reproduced, 1 inconclusive"."""
+    counted = outcomes.value_counts()
+    return ", ".join(f"{counted[o]} {o}" for o in COLOURS if o in counted)
+
+
 def _outcome_legend(outcomes) -> str:
     """One line saying what each of ``outcomes`` means (:data:`REASONS`), in the book's order."""
     shown = [o for o in COLOURS if o in set(outcomes)]
@@ -174,9 +180,10 @@ class Page:
 
     def table(self, frame: pd.DataFrame | Styler, formats: dict | None = None, *,
               index: bool = True, wrap: tuple[str, ...] = (), caption: str = "", regenerate: bool = True) -> Shown:
-        """``frame`` in the book's style: every column's numbers alike by :func:`column_number` unless ``formats`` (column → format string or
-        function) says otherwise, ``wrap``'s text columns wrapped instead of kept on one line, in a box that scrolls
-        sideways when wider than the text column, with ``caption`` above and the regenerate line below. A Styler
+        """``frame`` in the book's style: every column's numbers alike by :func:`column_number` unless ``formats``
+        (column → format string or function) says otherwise, ``wrap``'s text columns wrapped instead of kept on one
+        line, in a box that scrolls sideways when wider than the text column, with ``caption`` above and the
+        regenerate line below. A Styler
         keeps its own styles (colours, gradients) and gets the rule for the columns it did not format."""
         styler = frame if isinstance(frame, Styler) else frame.style
         data = styler.data
@@ -214,12 +221,11 @@ class Page:
         what each outcome means; then the setting in one line (corpus, budget, protocol)."""
         rows = [(short_claim(row["claim"]), row["outcome"], verdict_reason(row))
                 for row in claims.to_dict(orient="records")]
-        counted = claims["outcome"].value_counts()
-        head = ", ".join(f"{counted[o]} {o}" for o in COLOURS if o in counted)
-        return Shown(f'{_STYLE}<div class="claims-box"><b>The claims, at a glance</b> ({len(claims)}: {head}; each '
+        return Shown(f'{_STYLE}<div class="claims-box"><b>The claims, at a glance</b> ({len(claims)}: '
+                     f'{_counts_text(claims["outcome"])}; each '
                      f'claim\'s wording, the paper\'s sentence and the numbers are in the table at the end; the terms '
                      f'are in the <a href="{GLOSSARY}">glossary</a>){_verdict_table([(None, rows)])}'
-                     f"{_outcome_legend(counted.index)}"
+                     f"{_outcome_legend(claims['outcome'])}"
                      f'<div class="setting"><b>Setting:</b> {_code(setting)}</div></div>')
 
     def verdicts(self, frame: pd.DataFrame, link: str = "{chapter}.html") -> Shown:
@@ -229,13 +235,11 @@ class Page:
         one-line reason, in three columns that wrap to the text column (no sideways scroll)."""
         groups = []
         for group, rows in frame.groupby("group", sort=False):
-            counted = rows["outcome"].value_counts()
             chapters = list(dict.fromkeys(rows["chapter"]))
             title = html.escape(str(group))
             if len(chapters) == 1 and not str(group).startswith(BOOK):  # the book's own: from every chapter
                 title = f'<a href="{html.escape(link.format(chapter=chapters[0]))}">{title}</a>'
-            counts_text = ", ".join(f"{counted[o]} {o}" for o in COLOURS if o in counted)
-            groups.append((f'{title} <span class="counts">({counts_text})</span>',
+            groups.append((f'{title} <span class="counts">({_counts_text(rows["outcome"])})</span>',
                            list(rows[["claim", "outcome", "reason"]].itertuples(index=False, name=None))))
         return Shown(f"{_STYLE}{_verdict_table(groups, whole=True)}{_outcome_legend(frame['outcome'].unique())}")
 
