@@ -185,6 +185,10 @@ def test_a_chapters_twins_are_named_as_the_claims_read_them(tmp_path, monkeypatc
     assert found[untrained("uni-QT", vectors)].encoder == f"uni-QT (untrained, {vectors})"
     assert found[untrained("uni-QT")].scores != found[untrained("uni-QT", vectors)].scores
     assert set(chapter.twins()) == {*found, untrained("MC-QT")}
+    assert chapter.word2vec_name == vectors
+    again = _chapter_models("quick-thought", NotebookRun("02_quick_thoughts", "smoke"))  # a fresh kernel's
+    monkeypatch.setattr(type(again), "word2vec", property(lambda self: pytest.fail("word2vec built for a cached twin")))
+    assert again.twins(["uni-QT"])[untrained("uni-QT", vectors)].scores == found[untrained("uni-QT", vectors)].scores
 
 
 def test_chapter_01s_twin_has_its_vocabulary_expanded_as_the_trained_encoder(tmp_path, monkeypatch):

@@ -153,6 +153,12 @@ class _SentenceStream:
             yield s.split(" ")
 
 
+def word2vec_name(config: Word2VecConfig) -> str:
+    """The name :func:`train_word2vec`'s vectors carry (``word2vec-300d``), known without training them: a cached
+    result keyed by it is found without building the vectors first."""
+    return f"word2vec-{config.vector_size}d"
+
+
 def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2VecConfig = Word2VecConfig(),
                    *, retrain: bool = False, progress: bool = True) -> WordVectors:
     """word2vec vectors trained with gensim on the corpus' ``train`` split, cached on disk.
@@ -167,7 +173,7 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
     key = hashlib.sha256(json.dumps([corpus_root.name, asdict(config)], sort_keys=True).encode()).hexdigest()[:16]
     folder = data_dir() / "vectors" / f"word2vec-{config.vector_size}d-{key}"
     if (folder / "meta.json").is_file() and not retrain:
-        return WordVectors.load(folder, name=f"word2vec-{config.vector_size}d",
+        return WordVectors.load(folder, name=word2vec_name(config),
                                 meta=json.loads((folder / "meta.json").read_text(encoding="utf-8")))
     from gensim.models.callbacks import CallbackAny2Vec
 
@@ -188,7 +194,7 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
     seconds = time.perf_counter() - t0
     meta = {"config": asdict(config), "corpus": corpus_root.name, "train_seconds": seconds,
             "corpus_words": int(model.corpus_total_words), "vocabulary": len(model.wv.index_to_key)}
-    wv = WordVectors(model.wv.index_to_key, model.wv.vectors, name=f"word2vec-{config.vector_size}d", meta=meta)
+    wv = WordVectors(model.wv.index_to_key, model.wv.vectors, name=word2vec_name(config), meta=meta)
     wv.save(folder)
     write_json(folder / "meta.json", meta)
     return wv

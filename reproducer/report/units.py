@@ -172,14 +172,28 @@ class ChapterModels:
 
         return load_corpus("train", self.corpus_config, progress=False)
 
+    @property
+    def word2vec_config(self):
+        """The settings of :attr:`word2vec` (300-d; 32-d at ``smoke``)."""
+        from reproducer.data.vectors import Word2VecConfig
+
+        return Word2VecConfig(vector_size=32) if self.settings.name == "smoke" else Word2VecConfig()
+
+    @property
+    def word2vec_name(self) -> str:
+        """:attr:`word2vec`'s name (``word2vec-300d``) without training it: the key of results made with it."""
+        from reproducer.data.vectors import word2vec_name
+
+        return word2vec_name(self.word2vec_config)
+
     @functools.cached_property
     def word2vec(self):
-        """Our word2vec on the training books (300-d; 32-d at ``smoke``): chapter 01's vocabulary expansion, and the
-        word embeddings of an untrained twin given good word vectors (:meth:`twin_results`)."""
-        from reproducer.data.vectors import Word2VecConfig, train_word2vec
+        """Our word2vec on the training books (:attr:`word2vec_config`): chapter 01's vocabulary expansion, and the
+        word embeddings of an untrained twin given good word vectors (:meth:`twin_results`). Trained (about half an
+        hour on 2 cores, then cached in the data folder) only when a result needs the vectors themselves."""
+        from reproducer.data.vectors import train_word2vec
 
-        config = Word2VecConfig(vector_size=32) if self.settings.name == "smoke" else Word2VecConfig()
-        return train_word2vec(self.corpus_config, config, progress=False)
+        return train_word2vec(self.corpus_config, self.word2vec_config, progress=False)
 
     #: Whether these are the models at half their step budget (:meth:`at_half`).
     half: bool = False
@@ -261,12 +275,13 @@ class ChapterModels:
         untrained twin (:meth:`twin_results`); a chapter with twins gives it."""
         raise NotImplementedError(f"{type(self).__name__} builds no untrained twins.")
 
-    def twin_results(self, name: str, word_vectors=None):
+    def twin_results(self, name: str, word_vectors=None, vectors_name: str | None = None):
         """Model ``name``'s untrained twin on the chapter's and the extra tasks (:func:`twin_evaluation`), from this
         chapter's settings and data (:meth:`twin_inputs`) with this seed's initial weights, finished as the trained
         encoder is (:meth:`finish_twin`)."""
         return twin_evaluation(self.products, self.paper, name, lambda: self.twin_inputs(name), seed=self.seed,
-                               word_vectors=word_vectors, finish=lambda twin: self.finish_twin(name, twin))
+                               word_vectors=word_vectors, vectors_name=vectors_name,
+                               finish=lambda twin: self.finish_twin(name, twin))
 
     def finish_twin(self, name: str, twin):
         """What the chapter does to model ``name``'s encoder after training, done to its untrained ``twin`` too (a
@@ -284,7 +299,7 @@ class ChapterModels:
         names = self.TWINS if names is None else [n for n in names if n in self.TWINS]
         found = {untrained(n): self.twin_results(n) for n in names}
         for n in [n for n in names if n in self.WORD2VEC_TWINS]:
-            found[untrained(n, self.word2vec.name)] = self.twin_results(n, self.word2vec)
+            found[untrained(n, self.word2vec_name)] = self.twin_results(n, lambda: self.word2vec, self.word2vec_name)
         return found
 
     def declare(self) -> None:
@@ -306,19 +321,25 @@ class ChapterModels:
 
 
 def twin_evaluation(products: ModelProducts, paper, name: str, inputs: Callable[[], tuple], *, seed: int,
-                    word_vectors=None, finish: Callable | None = None) -> Results:
+                    word_vectors=None, vectors_name: str | None = None, finish: Callable | None = None) -> Results:
     """The :class:`~reproducer.evaluate.harness.Results` of model ``name``'s untrained twin
     (:func:`~reproducer.untrained_twins.untrained_twin` of the model ``paper`` declares, from ``inputs()``, the
-    ``(settings, data)`` its chapter trains it with, and ``seed``; ``word_vectors`` in place of learned word embeddings; ``finish``: what the chapter does to
-    the trained encoder, done to the twin) on ``products``' tasks, with per-item outcomes:
-    ``eval_<name>_untrained.json`` (``…_untrained_<vectors>.json``) if cached."""
+    ``(settings, data)`` its chapter trains it with, and ``seed``; ``word_vectors`` in place of learned word
+    embeddings, or a function that makes them, called only when the twin is not cached (then ``vectors_name`` names
+    them); ``finish``: what the chapter does to the trained encoder, done to the twin) on ``products``' tasks, with
+    per-item outcomes: ``eval_<name>_untrained.json`` (``…_untrained_<vectors>.json``) if cached."""
     from reproducer.untrained_twins import untrained_twin
 
     def twin():
-        encoder = untrained_twin(name, *inputs(), paper=paper, seed=seed, word_vectors=word_vectors)
+        vectors = word_vectors() if callable(word_vectors) else word_vectors
+        encoder = untrained_twin(name, *inputs(), paper=paper, seed=seed, word_vectors=vectors)
         return finish(encoder) if finish else encoder
 
-    key = f"eval_{slug(name)}_untrained" + (f"_{slug(word_vectors.name)}" if word_vectors is not None else "")
+    if word_vectors is not None and vectors_name is None:
+        if callable(word_vectors):
+            raise ValueError("twin_evaluation: word vectors given as a function need their vectors_name")
+        vectors_name = word_vectors.name
+    key = f"eval_{slug(name)}_untrained" + (f"_{slug(vectors_name)}" if vectors_name is not None else "")
     return products.evaluation(name, key=key, encoder=twin)
 
 
