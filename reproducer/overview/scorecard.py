@@ -12,6 +12,7 @@ from and a link to the chapter, and the outcomes counted per paper.
 - :func:`undecided_summary`: why the inconclusive claims are undecided, from their seeds.
 - :func:`seeds_summary`: where the claims' training noise comes from (seeds at the claims' own preset, or another).
 - :func:`multiplicity`: each claim's p-value equivalent and its outcome after Holm's correction across the scorecard.
+- :func:`stale`: where chapter 06's recorded scorecard at a preset no longer says what the chapters' claims say.
 """
 from __future__ import annotations
 
@@ -67,6 +68,41 @@ def scorecard(preset: str = "default", root: str | Path = "results", missing: st
     card = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS)
     card["source"] = card["source"].astype(object).fillna("paper")  # rows written before the book asked its own
     return card
+
+
+#: The folder of chapter 06, whose ``scorecard.json`` records the scorecard it showed.
+COMPARISON = "06_comparison"
+#: The fields of a claim that the recorded scorecard must carry as its chapter states them (:func:`stale`).
+CURRENT = ("outcome", "value", "low", "high")
+
+
+def stale(preset: str, root: str | Path = "results") -> list[str]:
+    """What chapter 06's recorded scorecard at ``preset`` (``<root>/06_comparison/<preset>/scorecard.json``) gets
+    wrong about the chapters' current claims (:func:`scorecard`): a claim it lacks, one no chapter makes any more, or
+    one whose outcome or interval (:data:`CURRENT`) has changed since — one line each; empty when chapter 06 is
+    current (issue 68: the quick scorecard had 59 rows while the chapters had 67). A preset chapter 06 never ran at
+    is stale only if some chapter has claims at it."""
+    card = scorecard(preset, root, missing="skip")
+    path = Path(root) / COMPARISON / preset / "scorecard.json"
+    if stored_json(path) is None:
+        return [f"no scorecard at {preset!r}, but chapters {', '.join(sorted(set(card['chapter'])))} have claims"
+                ] if len(card) else []
+    theirs = {(r["chapter"], r["claim"]): r for r in card.to_dict(orient="records")}
+    ours = {(r["chapter"], r["claim"]): r for r in read_json(path)}
+    lines = [f"{c}: {k!r} is missing from the scorecard" for (c, k) in theirs.keys() - ours.keys()]
+    lines += [f"{c}: {k!r} is no longer a claim of the chapter" for (c, k) in ours.keys() - theirs.keys()]
+    for key in theirs.keys() & ours.keys():
+        changed = [f for f in CURRENT if not _same(theirs[key].get(f), ours[key].get(f))]
+        if changed:
+            lines.append(f"{key[0]}: {key[1]!r} changed ({', '.join(f'{f} {ours[key].get(f)!r} -> {theirs[key].get(f)!r}' for f in changed)})")
+    return sorted(lines)
+
+
+def _same(a, b) -> bool:
+    """Two stored fields alike: equal, or both missing (``None``/NaN)."""
+    def missing(x):
+        return x is None or (isinstance(x, float) and x != x)
+    return (missing(a) and missing(b)) or a == b
 
 
 def claim_groups(card: pd.DataFrame) -> pd.Series:
