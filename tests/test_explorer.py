@@ -250,3 +250,24 @@ def test_search_explorer_refuses_bad_input(indexes, tmp_path):
     with pytest.raises(ReproducerError, match="at least one model"):
         search_explorer(pool, {}, key="k", folder=tmp_path)
     assert not list(tmp_path.iterdir())  # nothing written when refused
+
+
+def test_a_narrow_cone_is_named_and_printed_with_four_decimals():
+    """An encoder whose every neighbour has cosine ≥ 0.99 (chapter 02's ST: 0.9961-0.9997) is explained under the
+    explorer and its cosines get a fourth decimal; an ordinary encoder gets neither."""
+    import pandas as pd
+
+    from reproducer.report.explorer import cone_note, narrow_cones, neighbours_html
+
+    rows = [("q", "ST", 1, "a", 0.99971), ("q", "ST", 2, "b", 0.99612), ("q", "QT", 1, "a", 0.95),
+            ("q", "QT", 2, "c", 0.71)]
+    frame = pd.DataFrame(rows, columns=["query", "encoder", "rank", "neighbour", "cosine"])
+    assert narrow_cones(frame) == {"ST": (0.99612, 0.99971)}
+    assert "Every neighbour of ST has cosine above 0.99 (ST: 0.9961 to 0.9997" in cone_note(frame)
+    assert cone_note(frame[frame.encoder == "QT"]) == "" and narrow_cones(frame, floor=0.7) == {
+        "ST": (0.99612, 0.99971), "QT": (0.71, 0.95)}
+    page = neighbours_html(frame, precise=set(narrow_cones(frame)))
+    assert "0.9997" in page and "0.9961" in page and "0.950" in page and "0.9500" not in page
+    box = static_explorer(frame, note="two encoders")
+    assert "two encoders Every neighbour of ST" in box.children[1].value
+    assert "0.9997" in box.children[2].children[0].value

@@ -99,10 +99,38 @@ _STYLE = ("<style>.nn-table{border-collapse:collapse;font-size:88%;line-height:1
           ".nn-cos{font-family:monospace;background:#eef;border-radius:3px;padding:0 3px;margin-right:3px}</style>")
 
 
-def neighbours_html(frame: pd.DataFrame, display: Callable[[str], str] | None = None) -> str:
+#: The cosine that every neighbour an encoder lists must reach for :func:`narrow_cones` to call its vectors a narrow
+#: cone (chapter 02's skip-thought ST: 0.9961-0.9997 over all its queries; the next highest encoder, GloVe averaging,
+#: goes down to 0.93).
+CONE_FLOOR = 0.99
+
+
+def narrow_cones(frame: pd.DataFrame, floor: float = CONE_FLOOR) -> dict[str, tuple[float, float]]:
+    """The encoders of :func:`neighbour_frame` rows ``frame`` whose every listed neighbour, of every query, has cosine
+    at least ``floor``, each with the range of those cosines: their vectors crowd around one shared direction, so the
+    ranking is decided in the third or fourth decimal (issue 69: ST's five neighbours all printed 1.000, unexplained)."""
+    ranges = frame.groupby("encoder", sort=False)["cosine"].agg(["min", "max"])
+    return {e: (float(r["min"]), float(r["max"])) for e, r in ranges.iterrows() if r["min"] >= floor}
+
+
+def cone_note(frame: pd.DataFrame, floor: float = CONE_FLOOR) -> str:
+    """A sentence for each of :func:`narrow_cones`' encoders in ``frame`` (empty when there is none): the range of its
+    neighbours' cosines and how to read them."""
+    cones = narrow_cones(frame, floor)
+    if not cones:
+        return ""
+    ranges = "; ".join(f"{e}: {low:.4f} to {high:.4f}" for e, (low, high) in cones.items())
+    return (f"Every neighbour of {' and '.join(cones)} has cosine above {floor} ({ranges}; shown with four decimals): "
+            "its sentence vectors lie in a narrow cone around one shared direction, so cosine ranks the pool by "
+            "differences in the third or fourth decimal. They are its nearest sentences all the same; read them as a "
+            "ranking, not as near-copies of the query.")
+
+
+def neighbours_html(frame: pd.DataFrame, display: Callable[[str], str] | None = None,
+                    precise: set[str] | frozenset = frozenset()) -> str:
     """One query's neighbours (rows of :func:`neighbour_frame`) as an HTML table: rank down,
-    encoders across, each cell a neighbour and its cosine. ``display`` maps a sentence to the text shown
-    (e.g. a detokenizer)."""
+    encoders across, each cell a neighbour and its cosine (three decimals; four for the encoders in ``precise``, e.g.
+    :func:`narrow_cones`'). ``display`` maps a sentence to the text shown (e.g. a detokenizer)."""
     display = display or (lambda s: s)
     queries = frame["query"].unique()
     if len(queries) != 1:
@@ -112,7 +140,8 @@ def neighbours_html(frame: pd.DataFrame, display: Callable[[str], str] | None = 
     head = "".join(f"<th>{html.escape(e)}</th>" for e in encoders)
     rows = []
     for r in range(1, int(frame["rank"].max()) + 1):
-        cells = "".join(f'<td><span class="nn-cos">{cell[e, r][1]:.3f}</span> {html.escape(display(cell[e, r][0]))}</td>'
+        cells = "".join(f'<td><span class="nn-cos">{cell[e, r][1]:.{4 if e in precise else 3}f}</span> '
+                        f'{html.escape(display(cell[e, r][0]))}</td>'
                         if (e, r) in cell else "<td></td>" for e in encoders)
         rows.append(f"<tr><th>{r}</th>{cells}</tr>")
     query = str(queries[0])
@@ -124,7 +153,8 @@ def neighbours_html(frame: pd.DataFrame, display: Callable[[str], str] | None = 
 
 def static_explorer(frame: pd.DataFrame, display: Callable[[str], str] | None = None, note: str = ""):
     """A precomputed explorer that works without a kernel, from :func:`neighbour_frame` rows: a query
-    dropdown ``jslink``-ed to a stack of neighbour tables (one per query, encoders side by side)."""
+    dropdown ``jslink``-ed to a stack of neighbour tables (one per query, encoders side by side); ``note`` above them,
+    followed by :func:`cone_note` where an encoder's neighbours all lie in a narrow cone."""
     import ipywidgets as w
 
     if frame.empty:
@@ -133,7 +163,9 @@ def static_explorer(frame: pd.DataFrame, display: Callable[[str], str] | None = 
     queries = list(dict.fromkeys(frame["query"]))
     labels = [(f"{i + 1}. {display(q)[:90]}", i) for i, q in enumerate(queries)]
     pick = w.Dropdown(options=labels, value=0, description="Query", layout=w.Layout(width="95%"))
-    pages = w.Stack([w.HTML(neighbours_html(frame[frame["query"] == q], display)) for q in queries],
+    cones = set(narrow_cones(frame))
+    note = " ".join(filter(None, [note, cone_note(frame)]))
+    pages = w.Stack([w.HTML(neighbours_html(frame[frame["query"] == q], display, cones)) for q in queries],
                     selected_index=0)
     link = w.jslink((pick, "index"), (pages, "selected_index"))
     box = w.VBox([pick, w.HTML(f"<small>{html.escape(note)}</small>"), pages] if note else [pick, pages])
