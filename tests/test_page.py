@@ -275,3 +275,19 @@ def test_a_tables_columns_each_keep_one_number_of_decimals():
     frame = pd.DataFrame({"a": [1.0, 2.5, 12.0], "b": [3.0, 4.0, 5.0], "c": [0.25, 0.5, 0.125]})
     cells = _cells(Page("06_comparison").table(frame, index=False, regenerate=False).html)
     assert cells == ["1.0", "3", "0.250", "2.5", "4", "0.500", "12.0", "5", "0.125"]
+
+
+def test_every_table_downloads_as_a_plain_csv_of_its_full_numbers():
+    """Issue 69, item 7: each table links its CSV (in the link itself: offline, no library), numbered per page unless
+    named, with the numbers unrounded and the index kept where the table shows it."""
+    import base64
+    import re
+
+    page = Page("02_quick_thoughts")
+    frame = pd.DataFrame({"MR": [70.6543, 61.96], "steps": [1600, 2600]}, index=["MC-QT", "bi-QT"])
+    first, second = page.table(frame).html, page.table(frame, index=False, regenerate=False, name="x.csv").html
+    found = [re.search(r'download="([^"]+)" href="data:text/csv;charset=utf-8;base64,([^"]+)"', t) for t in (first, second)]
+    assert [f.group(1) for f in found] == ["02_quick_thoughts-table1.csv", "x.csv"]
+    assert base64.b64decode(found[0].group(2)).decode() == ",MR,steps\nMC-QT,70.6543,1600\nbi-QT,61.96,2600\n"
+    assert base64.b64decode(found[1].group(2)).decode().startswith("MR,steps\n70.6543,1600")
+    assert "Regenerate:" in first and "Regenerate:" not in second and "70.7" in first  # shown rounded, downloaded whole

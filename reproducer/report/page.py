@@ -12,6 +12,7 @@ tables, the line that regenerates them, its figures' captions.
 """
 from __future__ import annotations
 
+import base64
 import html
 import inspect
 import math
@@ -48,7 +49,7 @@ _STYLE = ("<style>.book-table{overflow-x:auto;max-width:100%;margin:0.5em 0}"
           ".book-table th,.book-table td{padding:3px 9px;text-align:right;white-space:nowrap}"
           ".book-table td:first-child,.book-table th.row_heading{text-align:left}"
           ".book-table .wrap{white-space:normal;text-align:left;min-width:16em}"
-          ".regenerate{font-size:0.8em;color:#555;margin:0 0 1.2em 0}"
+          ".table-foot{font-size:0.8em;color:#555;margin:0 0 1.2em 0}"
           ".claims-box{border:1px solid #ccc;border-left:5px solid #0173b2;border-radius:4px;padding:0.6em 0.9em;"
           "margin:0.8em 0 1.2em 0;background:#f8fafc}"
           ".claims-box ul{margin:0.3em 0 0.3em 1.1em;padding:0}.claims-box li{margin:0.2em 0}"
@@ -169,21 +170,35 @@ class Page:
 
     def __init__(self, notebook: str):
         self.notebook, self.quick_minutes = notebook, quick_minutes(notebook)
+        self.tables = 0  # the tables shown so far: the default name of each one's CSV
+
+    def download(self, frame: pd.DataFrame, name: str = "", index: bool = True) -> str:
+        """A link that downloads ``frame`` as a plain CSV file (full precision, not the rounded numbers shown; UTF-8)
+        named ``name`` (by default ``<chapter>-table<n>.csv``, its place among the page's tables): the file is in
+        the link itself (a ``data:`` address), so it works in the built book, offline, and in the notebook alike,
+        and a reader needs neither the library nor the results folder (issue 69, item 7)."""
+        self.tables += 1
+        name = name or f"{self.notebook}-table{self.tables}.csv"
+        data = base64.b64encode(frame.to_csv(index=index).encode("utf-8")).decode("ascii")
+        return (f'<a class="download" download="{html.escape(name, quote=True)}" '
+                f'href="data:text/csv;charset=utf-8;base64,{data}">CSV</a>')
 
     def regenerate(self) -> str:
-        """The line under every results table: the command that regenerates it, and how long it takes."""
+        """The line under every results table (:meth:`table`): the command that regenerates it, and how long it
+        takes."""
         preset = "quick" if self.quick_minutes else "default"
         command = f"papermill notebooks/{self.notebook}.ipynb out.ipynb -p preset {preset} --cwd notebooks"
         took = (f" (about {self.quick_minutes:,.0f} minutes at <code>quick</code> on 2 CPU cores; "
                 "<code>-p preset default</code> gives the numbers shown)" if self.quick_minutes else "")
-        return f'<p class="regenerate">Regenerate: <code>{html.escape(command)}</code>{took}.</p>'
+        return f'Regenerate: <code>{html.escape(command)}</code>{took}.'
 
     def table(self, frame: pd.DataFrame | Styler, formats: dict | None = None, *,
-              index: bool = True, wrap: tuple[str, ...] = (), caption: str = "", regenerate: bool = True) -> Shown:
+              index: bool = True, wrap: tuple[str, ...] = (), caption: str = "", regenerate: bool = True,
+              name: str = "") -> Shown:
         """``frame`` in the book's style: every column's numbers alike by :func:`column_number` unless ``formats``
         (column → format string or function) says otherwise, ``wrap``'s text columns wrapped instead of kept on one
-        line, in a box that scrolls sideways when wider than the text column, with ``caption`` above and the
-        regenerate line below. A Styler
+        line, in a box that scrolls sideways when wider than the text column, with ``caption`` above and below it
+        the link that downloads it as CSV (:meth:`download`, named ``name``) and the regenerate line. A Styler
         keeps its own styles (colours, gradients) and gets the rule for the columns it did not format."""
         styler = frame if isinstance(frame, Styler) else frame.style
         data = styler.data
@@ -200,7 +215,9 @@ class Page:
         if not index:
             styler = styler.hide(axis="index")
         head = f"<p>{caption}</p>" if caption else ""
-        tail = self.regenerate() if regenerate else ""
+        link = self.download(data, name, index)
+        again = f' · <span class="regenerate">{self.regenerate()}</span>' if regenerate else ""
+        tail = f'<p class="table-foot">{link}{again}</p>'
         return Shown(f'{_STYLE}{head}<div class="book-table">{styler.to_html()}</div>{tail}')
 
     def settings(self, columns: dict) -> Shown:
