@@ -17,6 +17,7 @@
     python -m reproducer gpu run [--plan paper|smoke] [--pack build/gpu-pack] --out DIR   the plan (GPU machine)
     python -m reproducer book check NOTEBOOKS        committed outputs present, conventions followed
     python -m reproducer book smoke NOTEBOOKS [--out DIR]   execute at the smoke preset into DIR (temp)
+    python -m reproducer book table CHAPTER N [--preset P] [--out FILE]   regenerate table N of a chapter, as CSV
 
 Every command calls the same library functions the notebooks use.
 """
@@ -372,6 +373,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("notebooks", nargs="+")
     p.add_argument("--out", default=None, help="folder for the executed copies and results (default: a temp folder)")
     p.set_defaults(func=cmd_book_smoke)
+    p = book.add_parser("table", help="regenerate one table of a chapter from its cached results, as CSV")
+    p.add_argument("chapter", help="the chapter's notebook, e.g. 02_quick_thoughts (or a path to an .ipynb)")
+    p.add_argument("number", type=positive_int, help="the table's number on its page (its 'Regenerate' line says it)")
+    p.add_argument("--preset", default="default", help="the preset whose results are read (default: the book's)")
+    p.add_argument("--out", default=None, help="the CSV file (default: the name of the table's download link)")
+    p.set_defaults(func=cmd_book_table)
     return parser
 
 
@@ -482,6 +489,17 @@ def cmd_book_smoke(args) -> int:
     t0 = time.perf_counter()
     seconds = smoke(_existing_notebooks(args.notebooks), args.out)
     print(f"smoke: {len(seconds)} notebooks in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def cmd_book_table(args) -> int:
+    from reproducer.notebook import notebook_path
+    from reproducer.table_command import regenerate_table
+
+    from pathlib import Path
+
+    path = Path(args.chapter) if args.chapter.endswith(".ipynb") else notebook_path(args.chapter)
+    regenerate_table(path, args.number, args.preset, args.out)
     return 0
 
 

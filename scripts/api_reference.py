@@ -42,7 +42,7 @@ SECTIONS = [
      ["reproducer.evaluate"]),
     ("Reporting and the book", "Published numbers, tables, claims, the chapters' model units and the notebook runtime.",
      ["reproducer.report", "reproducer.notebook", "reproducer.results_store", "reproducer.plot_style",
-      "reproducer.train_command"]),
+      "reproducer.train_command", "reproducer.table_command"]),
     ("The overview", ("What reads every paper at once: the tasks of chapter 00, and chapter 06's scorecard, "
                       "comparison, equal-compute study and hardware rows."),
      ["reproducer.overview"]),

@@ -290,4 +290,4 @@ def test_every_table_downloads_as_a_plain_csv_of_its_full_numbers():
     assert [f.group(1) for f in found] == ["02_quick_thoughts-table1.csv", "x.csv"]
     assert base64.b64decode(found[0].group(2)).decode() == ",MR,steps\nMC-QT,70.6543,1600\nbi-QT,61.96,2600\n"
     assert base64.b64decode(found[1].group(2)).decode().startswith("MR,steps\n70.6543,1600")
-    assert "Regenerate:" in first and "Regenerate:" not in second and "70.7" in first  # shown rounded, downloaded whole
+    assert "Regenerate this table:" in first and "Regenerate" not in second and "70.7" in first  # shown rounded, downloaded whole

@@ -100,7 +100,7 @@ _STYLE = ("<style>.nn-table{border-collapse:collapse;font-size:88%;line-height:1
 
 
 #: The cosine that every neighbour an encoder lists must reach for :func:`narrow_cones` to call its vectors a narrow
-#: cone (chapter 02's skip-thought ST: 0.9961-0.9997 over all its queries; the next highest encoder, GloVe averaging,
+#: cone (chapter 02's skip-thought ST: above 0.992 over all its queries; the next highest encoder, GloVe averaging,
 #: goes down to 0.93).
 CONE_FLOOR = 0.99
 

@@ -180,17 +180,25 @@ class Page:
         self.tables += 1
         name = name or f"{self.notebook}-table{self.tables}.csv"
         data = base64.b64encode(frame.to_csv(index=index).encode("utf-8")).decode("ascii")
-        return (f'<a class="download" download="{html.escape(name, quote=True)}" '
+        return (f'<a class="download" data-table="{self.tables}" download="{html.escape(name, quote=True)}" '
                 f'href="data:text/csv;charset=utf-8;base64,{data}">CSV</a>')
 
-    def regenerate(self) -> str:
-        """The line under every results table (:meth:`table`): the command that regenerates it, and how long it
-        takes."""
+    def regenerate(self, number: int | None = None) -> str:
+        """The line under a results table (:meth:`table`): the command that regenerates table ``number`` of the page
+        alone from the committed results (:mod:`reproducer.table_command`) and, under the page's first table only,
+        the one that retrains the whole chapter and how long it takes (issue 69: the same chapter command under
+        every table)."""
         preset = "quick" if self.quick_minutes else "default"
         command = f"papermill notebooks/{self.notebook}.ipynb out.ipynb -p preset {preset} --cwd notebooks"
         took = (f" (about {self.quick_minutes:,.0f} minutes at <code>quick</code> on 2 CPU cores; "
                 "<code>-p preset default</code> gives the numbers shown)" if self.quick_minutes else "")
-        return f'Regenerate: <code>{html.escape(command)}</code>{took}.'
+        whole = f'Retrain the chapter: <code>{html.escape(command)}</code>{took}.'
+        if number is None:
+            return whole
+        one = (f"Regenerate this table: <code>python -m reproducer book table {self.notebook} {number}</code> (runs "
+               "the chapter's cells up to it, reusing the committed results; on a new machine the corpus they were "
+               "computed from is built first).")
+        return f"{one} {whole}" if number == 1 else one
 
     def table(self, frame: pd.DataFrame | Styler, formats: dict | None = None, *,
               index: bool = True, wrap: tuple[str, ...] = (), caption: str = "", regenerate: bool = True,
@@ -216,7 +224,7 @@ class Page:
             styler = styler.hide(axis="index")
         head = f"<p>{caption}</p>" if caption else ""
         link = self.download(data, name, index)
-        again = f' · <span class="regenerate">{self.regenerate()}</span>' if regenerate else ""
+        again = f' · <span class="regenerate">{self.regenerate(self.tables)}</span>' if regenerate else ""
         tail = f'<p class="table-foot">{link}{again}</p>'
         return Shown(f'{_STYLE}{head}<div class="book-table">{styler.to_html()}</div>{tail}')
 
