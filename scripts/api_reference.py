@@ -115,6 +115,9 @@ def render() -> dict[Path, str]:
         index.append(f"### {paper.citation}: {paper.title} (chapter {paper.chapter[:2]})\n\n"
                      + "\n".join(link(m) for m in section) + "\n")
         names += section
+    unlisted = sorted(set(modules("reproducer")) - set(names) - {"reproducer", "reproducer.__main__"})
+    if unlisted:  # a new top-level module would otherwise have no page, and --check would not notice
+        raise SystemExit(f"api_reference: {', '.join(unlisted)} in no section: add each to SECTIONS")
     pages = {PAGE.relative_to(ROOT): "\n".join(index)}
     pages.update({(PAGES / f"{m}.md").relative_to(ROOT): module_page(m) for m in names})
     return pages
