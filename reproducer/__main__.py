@@ -493,10 +493,10 @@ def cmd_book_smoke(args) -> int:
 
 
 def cmd_book_table(args) -> int:
+    from pathlib import Path
+
     from reproducer.notebook import notebook_path
     from reproducer.table_command import regenerate_table
-
-    from pathlib import Path
 
     path = Path(args.chapter) if args.chapter.endswith(".ipynb") else notebook_path(args.chapter)
     regenerate_table(path, args.number, args.preset, args.out)

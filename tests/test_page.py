@@ -291,3 +291,12 @@ def test_every_table_downloads_as_a_plain_csv_of_its_full_numbers():
     assert base64.b64decode(found[0].group(2)).decode() == ",MR,steps\nMC-QT,70.6543,1600\nbi-QT,61.96,2600\n"
     assert base64.b64decode(found[1].group(2)).decode().startswith("MR,steps\n70.6543,1600")
     assert "Regenerate this table:" in first and "Regenerate" not in second and "70.7" in first  # shown rounded, downloaded whole
+
+
+def test_the_retrain_line_goes_under_the_first_table_that_has_a_regenerate_line():
+    """A chapter's first table is its settings (no regenerate line): the whole-chapter command must not vanish."""
+    page = Page("02_quick_thoughts")
+    page.table(pd.DataFrame({"a": [1]}), regenerate=False)
+    first, second = (page.table(pd.DataFrame({"b": [2]})).html for _ in range(2))
+    assert "Retrain the chapter" in first and "book table 02_quick_thoughts 2" in first
+    assert "Retrain the chapter" not in second and "book table 02_quick_thoughts 3" in second

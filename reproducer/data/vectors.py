@@ -171,7 +171,7 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
 
     corpus_root = build_corpus(corpus_config, progress=progress)
     key = hashlib.sha256(json.dumps([corpus_root.name, asdict(config)], sort_keys=True).encode()).hexdigest()[:16]
-    folder = data_dir() / "vectors" / f"word2vec-{config.vector_size}d-{key}"
+    folder = data_dir() / "vectors" / f"{word2vec_name(config)}-{key}"
     if (folder / "meta.json").is_file() and not retrain:
         return WordVectors.load(folder, name=word2vec_name(config),
                                 meta=json.loads((folder / "meta.json").read_text(encoding="utf-8")))

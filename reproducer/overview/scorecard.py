@@ -100,9 +100,7 @@ def stale(preset: str, root: str | Path = "results") -> list[str]:
 
 def _same(a, b) -> bool:
     """Two stored fields alike: equal, or both missing (``None``/NaN)."""
-    def missing(x):
-        return x is None or (isinstance(x, float) and x != x)
-    return (missing(a) and missing(b)) or a == b
+    return (pd.isna(a) and pd.isna(b)) or a == b
 
 
 def claim_groups(card: pd.DataFrame) -> pd.Series:

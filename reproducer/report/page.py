@@ -171,6 +171,7 @@ class Page:
     def __init__(self, notebook: str):
         self.notebook, self.quick_minutes = notebook, quick_minutes(notebook)
         self.tables = 0  # the tables shown so far: the default name of each one's CSV
+        self.regenerated = 0  # those with a regenerate line: the first also says how to retrain the chapter
 
     def download(self, frame: pd.DataFrame, name: str = "", index: bool = True) -> str:
         """A link that downloads ``frame`` as a plain CSV file (full precision, not the rounded numbers shown; UTF-8)
@@ -185,9 +186,9 @@ class Page:
 
     def regenerate(self, number: int | None = None) -> str:
         """The line under a results table (:meth:`table`): the command that regenerates table ``number`` of the page
-        alone from the committed results (:mod:`reproducer.table_command`) and, under the page's first table only,
-        the one that retrains the whole chapter and how long it takes (issue 69: the same chapter command under
-        every table)."""
+        alone from the committed results (:mod:`reproducer.table_command`) and, under the page's first table with
+        such a line (a settings table has none), the one that retrains the whole chapter and how long it takes
+        (issue 69: the same chapter command under every table)."""
         preset = "quick" if self.quick_minutes else "default"
         command = f"papermill notebooks/{self.notebook}.ipynb out.ipynb -p preset {preset} --cwd notebooks"
         took = (f" (about {self.quick_minutes:,.0f} minutes at <code>quick</code> on 2 CPU cores; "
@@ -198,7 +199,7 @@ class Page:
         one = (f"Regenerate this table: <code>python -m reproducer book table {self.notebook} {number}</code> (runs "
                "the chapter's cells up to it, reusing the committed results; on a new machine the corpus they were "
                "computed from is built first).")
-        return f"{one} {whole}" if number == 1 else one
+        return f"{one} {whole}" if self.regenerated <= 1 else one
 
     def table(self, frame: pd.DataFrame | Styler, formats: dict | None = None, *,
               index: bool = True, wrap: tuple[str, ...] = (), caption: str = "", regenerate: bool = True,
@@ -224,6 +225,7 @@ class Page:
             styler = styler.hide(axis="index")
         head = f"<p>{caption}</p>" if caption else ""
         link = self.download(data, name, index)
+        self.regenerated += regenerate
         again = f' · <span class="regenerate">{self.regenerate(self.tables)}</span>' if regenerate else ""
         tail = f'<p class="table-foot">{link}{again}</p>'
         return Shown(f'{_STYLE}{head}<div class="book-table">{styler.to_html()}</div>{tail}')
