@@ -28,11 +28,25 @@ SEEDS = (0, 1)
 SENTENCES = ["the cat sat on the mat .", "a dog ran into the house", "mat"]
 
 
+def cpu() -> str:
+    """The processor: vendor, family and model, and a digest of its feature flags. PyTorch's ``cpu_capability`` is
+    not enough: two AVX-512 machines of other generations (CI's and a session's) dispatch to other BLAS/LAPACK
+    kernels, which round otherwise (an orthogonal initialisation's QR included)."""
+    info = {}
+    cpuinfo = Path("/proc/cpuinfo")
+    for line in (cpuinfo.read_text().splitlines() if cpuinfo.is_file() else []):
+        key, _, value = line.partition(":")
+        info.setdefault(key.strip(), value.strip())
+    flags = hashlib.sha256(" ".join(sorted(info.get("flags", "").split())).encode()).hexdigest()[:12]
+    return (f"{info.get('vendor_id', platform.processor())} family {info.get('cpu family', '?')} "
+            f"model {info.get('model', '?')} flags {flags}")
+
+
 def machine() -> dict:
-    """What decides whether trained weights can be bit-identical to the recorded ones: PyTorch's version, the CPU
-    kernels it dispatches to and its thread count."""
+    """What decides whether trained weights can be bit-identical to the recorded ones: PyTorch's version, the
+    processor (:func:`cpu`), the CPU kernels PyTorch dispatches to and its thread count."""
     return {"torch": torch.__version__.split("+")[0], "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-            "threads": torch.get_num_threads(), "machine": platform.machine()}
+            "cpu": cpu(), "threads": torch.get_num_threads(), "machine": platform.machine()}
 
 
 def weights_digest(module: torch.nn.Module) -> str:
