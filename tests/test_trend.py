@@ -120,3 +120,49 @@ def test_trend_rows_read_every_claim_or_say_why_not():
     assert rows[0]["direction"] == "toward the paper"  # no noise at all: the interval is the slope itself
     assert rows[0]["slope"] == pytest.approx(1.0) and "per doubling" in rows[0]["trend"]
     assert rows[1]["direction"] == "not read" and "not read along training" in rows[1]["trend"]
+
+
+
+def _evidence(mean: float, seed: int, models: tuple[str, ...] = ("A",), items: int = 300):
+    """One seed's evidence: ``models``' per-item scores on task t around ``mean`` (none: a seed whose half-budget
+    encoder was not saved)."""
+    from reproducer.report.claims import Evidence
+
+    rng = np.random.default_rng(seed)
+    return Evidence({}, samples={(m, "t"): mean + rng.normal(0, 1, items) for m in models}, seed=seed)
+
+
+def test_a_seed_without_the_number_is_left_out_of_that_budget():
+    """A seed whose evidence at a budget lacks what the claim reads leaves that budget (the others' seeds stay); a
+    claim read at one budget only has no trend, and says so."""
+    from reproducer.report.claims import Claim
+
+    claim = Claim("A is positive", lambda e, r: e.score("A", "t", r))
+    budgets = {3000: [_evidence(1.0, 0, ()), _evidence(1.0, 1), _evidence(1.0, 2)],
+               6000: [_evidence(2.0, k) for k in range(3)]}
+    trend = claim_trend(claim, budgets, resamples=200)
+    assert [b["seeds"] for b in trend["budgets"]] == [2, 3]
+    assert trend["slope"] == pytest.approx(1.0, abs=0.3) and trend["direction"] == "toward the paper"
+    with pytest.raises(ReproducerError, match="1 budget"):
+        claim_trend(claim, {3000: [_evidence(1.0, 0, ())], 6000: [_evidence(2.0, 0)]}, resamples=50)
+
+
+def test_check_reads_each_claim_along_its_training():
+    """check(..., along=...): every row carries its trend (the arrow and change per doubling in the claims table and
+    in the box's one-line reason); a claim not read at two budgets says why, and its reason has no arrow."""
+    from reproducer.report.claims import Claim, check, claim_table, verdict_reason
+
+    main = [_evidence(2.0, k, ("A", "B")) for k in range(3)]
+    budgets = {3000: [_evidence(1.0, k) for k in range(3)], 6000: main}  # B not scored at half the budget
+    claims = [Claim("A is positive", lambda e, r: e.score("A", "t", r)),
+              Claim("B is positive", lambda e, r: e.score("B", "t", r))]
+    rows = check(claims, main[0], main, budget="default", along=budgets)
+    a, b = rows.iloc[0], rows.iloc[1]
+    assert a["direction"] == "toward the paper" and "per doubling" in a["trend"]
+    assert [x["steps"] for x in a["trend budgets"]] == [3000, 6000]
+    assert "along training ↗" in verdict_reason(a)
+    assert b["outcome"] == "reproduced" and b["direction"] == "not read" and "1 budget" in b["trend"]
+    assert "along training" not in verdict_reason(b)
+    shown = claim_table(rows).data
+    assert "trend" in shown and "slope" not in shown  # the text shown, the raw numbers kept for the scorecard
+    assert "trend" not in check(claims, main[0], main)  # without along: the rows as before

@@ -180,3 +180,14 @@ def could_flip(judged: dict, threshold: float, effect: float | None = None, marg
     return any(abs(end - b) < margin * error for end, error in ((judged["low"], judged["mc_low"]),
                                                                   (judged["high"], judged["mc_high"]))
                for b in bounds if error > 0)
+
+
+def worst_column(per_seed, at_most: bool = False) -> tuple[int, float, np.ndarray]:
+    """For a claim about every column: ``per_seed`` ``(seeds, columns)`` values → the column whose **mean over the
+    seeds** is the smallest (the largest with ``at_most``), that mean, and the seeds' values of that column (their
+    spread is the claim's training noise). Taking each seed's own smallest column and averaging would bias the value
+    low: the minimum of noisy numbers sits below the minimum of their means."""
+    per_seed = np.asarray(per_seed, dtype=float).reshape(len(per_seed), -1)
+    means = per_seed.mean(axis=0)
+    k = int(np.argmax(means) if at_most else np.argmin(means))
+    return k, float(means[k]), per_seed[:, k]

@@ -36,7 +36,8 @@ def chapters() -> dict[str, tuple[str, str]]:
 OUTCOMES = tuple(COLOURS)  # reproduced, not reproduced, smaller than published, inconclusive, not checked
 #: The columns of :func:`scorecard`.
 COLUMNS = ["paper", "chapter", "claim", "outcome", "ours", "threshold", "paper's effect", "published", "numbers", "noise",
-           "bootstrap", "value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source"]
+           "bootstrap", "value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source",
+           "trend", "direction", "slope", "slope low", "slope high", "crossing", "trend budgets"]  # the trend: issue 70
 #: The row of :func:`paper_counts` that counts the book's own claims (training beats the same encoder untrained, and
 #: the checks no paper states): short, so that the counts stay in the text column (issue 69).
 BOOK_ROW = f"{BOOK} questions"

@@ -24,7 +24,8 @@ import pandas as pd
 
 from reproducer.errors import ReproducerError
 from reproducer.evaluate.tasks import points_scale
-from reproducer.evaluate.uncertainty import judge
+from reproducer.evaluate.uncertainty import judge, worst_column  # noqa: F401 (worst_column: the chapters import it here)
+from reproducer.report.trend import DIRECTIONS, trend_rows
 
 #: Colours of the outcome column (green, red, purple, amber, grey); the order outcomes are counted and shown in.
 COLOURS = {"reproduced": "color: #1a7f37; font-weight: bold", "not reproduced": "color: #b42318; font-weight: bold",
@@ -169,7 +170,7 @@ class Claim:
     #: ``quantity`` gives one value per column (a gap per task, per pooling, per rival model: stacked on the first
     #: axis) and the claim is about every column: its value is the smallest column *of the mean over seeds* (the
     #: largest, with ``at_most``), not the mean of each seed's own smallest, which is biased toward the threshold's
-    #: far side (:func:`worst_column`).
+    #: far side (:func:`~reproducer.evaluate.uncertainty.worst_column`).
     every_column: bool = False
     #: What the bootstrap resamples, as the row's noise names it: test items, or the datasets of a similarity suite
     #: whose mean over datasets is the score (Wieting et al.'s Table 2).
@@ -177,7 +178,7 @@ class Claim:
 
 
 def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None,
-          budget: str | None = None) -> pd.DataFrame:
+          budget: str | None = None, along: dict[int, list[Evidence]] | None = None) -> pd.DataFrame:
     """Each claim judged against its noise. With ``seeds`` (at least two: every training seed's evidence at the
     claim's own budget, the preset ``budget``, the main run ``evidence`` among them) the quantity is **the mean over
     the seeds** of its value on each; its interval adds in quadrature (independent sources) the percentile interval
@@ -185,7 +186,12 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
     their mean is the replicate of the mean) and the training noise ``t(n−1) · s / √n`` of the seeds' values.
     Without seeds the quantity is ``evidence``'s, with the test items' noise alone. Columns: claim, outcome, ours
     (value and 95% interval), threshold, paper, numbers (of the seeds' mean: :class:`SeedMean`), noise (its sources,
-    the number of seeds and their budget), and the raw ``value``, ``low``, ``high``."""
+    the number of seeds and their budget), and the raw ``value``, ``low``, ``high``.
+
+    ``along``: the claims read along their training too (issue 70; :func:`~reproducer.report.trend.trend_rows`):
+    training steps → that budget's seeds' evidence (this budget's among them). Each row then also has ``trend`` (the
+    arrow, the change per doubling of the steps with its interval, the direction; or why it cannot be read) and the
+    raw ``direction``, ``slope``, ``slope low``, ``slope high``, ``crossing`` and ``trend budgets``."""
     rows = []
     seeds = list(seeds) if seeds and len(seeds) >= 2 else None
     shown = SeedMean(seeds) if seeds else evidence
@@ -206,6 +212,11 @@ def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None 
                      "value": j["value"], "low": j["low"], "high": j["high"], **_raw(c.threshold, c.at_most,
                                                                                     seed_values, c.effect),
                      "resamples": resamples, "low mc": j["mc_low"], "high mc": j["mc_high"]})
+    if along:
+        for row, trend in zip(rows, trend_rows(claims, along)):
+            row.update({"trend": trend["trend"], "direction": trend["direction"], "slope": trend["slope"],
+                        "slope low": trend["low"], "slope high": trend["high"], "crossing": trend["crossing"],
+                        "trend budgets": trend["budgets"]})
     return pd.DataFrame(rows)
 
 
@@ -241,21 +252,10 @@ def _monte_carlo(c: "Claim", judged: dict, resamples: int) -> str:
                    else "")
 
 
-def worst_column(per_seed, at_most: bool = False) -> tuple[int, float, np.ndarray]:
-    """For a claim about every column: ``per_seed`` ``(seeds, columns)`` values → the column whose **mean over the
-    seeds** is the smallest (the largest with ``at_most``), that mean, and the seeds' values of that column (their
-    spread is the claim's training noise). Taking each seed's own smallest column and averaging would bias the value
-    low: the minimum of noisy numbers sits below the minimum of their means."""
-    per_seed = np.asarray(per_seed, dtype=float).reshape(len(per_seed), -1)
-    means = per_seed.mean(axis=0)
-    k = int(np.argmax(means) if at_most else np.argmin(means))
-    return k, float(means[k]), per_seed[:, k]
-
-
 def _quantity(c: Claim, seeds: list, resamples: int = RESAMPLES) -> tuple[list[float], float, np.ndarray]:
     """A claim's per-seed values, its value (their mean; for :attr:`Claim.every_column`, the worst column of the seeds'
-    mean: :func:`worst_column`) and its ``resamples`` bootstrap replicates (the seeds' mean of each replicate, reduced
-    over the columns alike)."""
+    mean: :func:`~reproducer.evaluate.uncertainty.worst_column`) and its ``resamples`` bootstrap replicates (the
+    seeds' mean of each replicate, reduced over the columns alike)."""
     points = [np.atleast_1d(np.asarray(c.quantity(e, False), dtype=float)) for e in seeds]
     replicates = np.mean([np.asarray(c.quantity(e, resamples), dtype=float).reshape(len(points[0]), -1)
                           for e in seeds], axis=0)
@@ -271,7 +271,8 @@ def _quantity(c: Claim, seeds: list, resamples: int = RESAMPLES) -> tuple[list[f
 
 #: The columns of a claim row that the scorecard reasons with and the claims table does not show.
 RAW_COLUMNS = ("value", "low", "high", "threshold value", "at most", "effect value", "seed values", "source",
-               "resamples", "low mc", "high mc")
+               "resamples", "low mc", "high mc", "direction", "slope", "slope low", "slope high", "crossing",
+               "trend budgets")
 #: A claim row's ``source`` when no paper states the claim: the book asks it of every paper (:func:`twin_claims`).
 BOOK = "the book's own"
 
@@ -427,7 +428,8 @@ def short_claim(claim: str, detail: int = 30, longest: int = 100) -> str:
 
 def verdict_reason(row) -> str:
     """One line of why a claim has its outcome: our value and 95% interval against the threshold, and, where the
-    outcome is *smaller than published*, the paper's own effect that the interval excludes."""
+    outcome is *smaller than published*, the paper's own effect that the interval excludes; where the claim was read
+    along its training (:func:`check`'s ``along``), its arrow, change per doubling and direction."""
     ours, threshold = row.get("ours"), row.get("threshold")
     if row["outcome"] == "not checked" or not isinstance(ours, str) or not ours:
         return "a number it needs is missing"
@@ -435,6 +437,9 @@ def verdict_reason(row) -> str:
     effect = row.get("paper's effect")
     if row["outcome"] == "smaller than published" and isinstance(effect, str) and effect:
         reason += f"; the paper's {effect}"
+    trend = row.get("trend")
+    if isinstance(trend, str) and row.get("direction") in DIRECTIONS:  # read along training: its arrow and change
+        reason += f"; along training {trend.split(' [')[0]}, {row['direction']}"
     return reason
 
 

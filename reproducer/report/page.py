@@ -284,11 +284,13 @@ class Page:
         self.glue("claims_box", self.claims_box(claims, setting))
         return self.table(claim_table(claims), wrap=("claim", "paper", "numbers", "noise", "bootstrap"), index=False)
 
-    def headline(self, counts: pd.DataFrame, preset: str, corrected: pd.DataFrame | None = None) -> Shown:
+    def headline(self, counts: pd.DataFrame, preset: str, corrected: pd.DataFrame | None = None,
+                 directions: pd.Series | None = None) -> Shown:
         """The book's verdict in one box: how many of the claims reproduce, and the outcomes per paper (``counts`` from
         :func:`reproducer.overview.scorecard.paper_counts`, with its ``total`` row); ``corrected``: the same counts
         after Holm's correction across the scorecard (``paper_counts(card, "outcome (Holm)")``), given in a second
-        sentence (the table stays the uncorrected counts)."""
+        sentence (the table stays the uncorrected counts); ``directions``: where the claims read along their training
+        are heading (:func:`reproducer.overview.heading.direction_counts`), in a third."""
         total = counts.loc["total"]
         parts = [f"<b>{total[o]}</b> {o}" for o in COLOURS if total.get(o, 0)]
         after = ""
@@ -297,6 +299,10 @@ class Page:
             after = (" After Holm's correction across the scorecard (the chance of even one wrong decision kept at "
                      "5%): " + ", ".join(f"<b>{fixed[o]}</b> {o}" for o in COLOURS if fixed.get(o, 0))
                      + f"; {fixed['decided']} decided.")
+        if directions is not None and directions.drop("not read", errors="ignore").sum():
+            heading = directions.drop("not read", errors="ignore")
+            after += (f" Along their training ({heading.sum()} claims read at two budgets or more): "
+                      + ", ".join(f"<b>{n}</b> {d}" for d, n in heading.items()) + ".")
         own = sum(int(counts.loc[row, "claims"]) for row in counts.index if str(row).startswith(BOOK))
         mine = (f" ({own} of them the book's own questions: training beats the same encoder untrained, and checks no "
                 f"paper states)" if own else "")

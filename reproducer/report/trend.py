@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from reproducer.errors import ReproducerError
+from reproducer.evaluate.uncertainty import judge, worst_column
 
 #: How far beyond our largest budget a crossing may be projected (16×: four doublings).
 HORIZON = 16
@@ -53,8 +54,6 @@ def doubling_trend(steps, values, replicates=None, threshold: float = 0.0, at_mo
     ``low``/``high`` (its interval), ``direction`` (:data:`DIRECTIONS`), ``crossing`` (steps at which the fitted line
     reaches the threshold, or None), ``crossing_note`` (why there is none, or that it is an extrapolation), ``past``
     (the line is past the threshold at our largest budget) and ``budgets`` (each budget's steps, seeds, mean)."""
-    from reproducer.evaluate.uncertainty import judge
-
     steps = np.asarray(steps, dtype=float)
     values = np.asarray(values, dtype=float)
     if values.ndim != 2 or values.shape[0] != len(steps):
@@ -110,22 +109,40 @@ def claim_trend(claim, budgets: dict[int, list], resamples: int = 1000, horizon:
     """:func:`doubling_trend` of ``claim`` (a :class:`~reproducer.report.claims.Claim`) from ``budgets``: training
     steps → that budget's seeds' :class:`~reproducer.report.claims.Evidence` (in seed order; a budget may have fewer
     seeds). A claim about every column is read, at each budget, at the column that is worst for the seeds' mean there
-    (:func:`~reproducer.report.claims.worst_column`), as :func:`~reproducer.report.claims.check` reads it."""
-    from reproducer.report.claims import worst_column
-
-    order = sorted(budgets)
-    width = max(len(budgets[s]) for s in order)
+    (:func:`~reproducer.evaluate.uncertainty.worst_column`), as :func:`~reproducer.report.claims.check` reads it. A seed
+    whose evidence lacks a number the claim reads is left out of that budget, a budget with no such seed left out;
+    fewer than two budgets left is an error (the claim cannot be read along its training)."""
+    read = {}  # budget -> [(point, replicates) or None per seed]: None where that seed's evidence lacks a number
+    for steps in sorted(budgets):
+        seeds = [_read(claim, e, resamples) for e in budgets[steps]]
+        if any(s is not None for s in seeds):
+            read[steps] = seeds
+    if len(read) < 2:
+        raise ReproducerError(f"read at {len(read)} budget(s) of {len(budgets)}: a trend needs two")
+    order = sorted(read)
+    width = max(len(read[s]) for s in order)
     values = np.full((len(order), width), np.nan)
     replicates = np.full((len(order), width, resamples), np.nan)
     for b, steps in enumerate(order):
-        points = [np.atleast_1d(np.asarray(claim.quantity(e, False), dtype=float)) for e in budgets[steps]]
-        reps = [np.asarray(claim.quantity(e, resamples), dtype=float).reshape(len(points[0]), -1)
-                for e in budgets[steps]]
+        points = [seed[0] for seed in read[steps] if seed is not None]
         column = worst_column(points, claim.at_most)[0] if claim.every_column else 0
-        for k, (point, rep) in enumerate(zip(points, reps)):
-            values[b, k] = point[column]
-            replicates[b, k] = rep[column][:resamples]
+        for k, seed in enumerate(read[steps]):
+            if seed is not None:
+                values[b, k] = seed[0][column]
+                replicates[b, k] = seed[1][column][:resamples]
     return doubling_trend(order, values, replicates, claim.threshold, claim.at_most, horizon)
+
+
+def _read(claim, evidence, resamples: int):
+    """``claim``'s quantity on one seed's ``evidence`` (its point values and replicates, one row per column), or None
+    where that evidence has not got a number the claim reads (a model not scored at that budget: a seed whose
+    half-budget encoder was not saved)."""
+    try:
+        point = np.atleast_1d(np.asarray(claim.quantity(evidence, False), dtype=float))
+        reps = np.asarray(claim.quantity(evidence, resamples), dtype=float).reshape(len(point), -1)
+    except (KeyError, ReproducerError):  # Evidence.score: "No results of <model> in this evidence"; a task not scored
+        return None
+    return point, reps
 
 
 def trend_text(trend: dict, unit: str = "{:+.2f}") -> str:

@@ -264,6 +264,15 @@ class ChapterModels:
         for name, parts in (analogies or {}).items():
             half.analogy(name, parts)
 
+    def evaluations(self, names: list[str], tasks: dict[str, list[str]] | None = None) -> dict:
+        """``names``' evaluations by name (:meth:`evaluated`, each on ``tasks.get(name)``, by default the chapter's).
+        In the :meth:`at_half` view only those stored (the units scored every half-budget encoder they had; one whose
+        encoders were not saved is left out, and the claims that read it are not read at this budget)."""
+        tasks = tasks or {}
+        if self.half:
+            names = [n for n in names if self.run.reusable(f"eval_{slug(n)}{self.products.suffix}.json")]
+        return {n: self.evaluated(n, tasks.get(n)) for n in names}
+
     def evaluated(self, name: str, tasks: list[str] | None = None, key: str | None = None):
         """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` on ``tasks`` (by default the chapter's and
         the extra tasks) at the preset's protocol, with per-item outcomes: ``<key>.json`` (``eval_<name>``) if
@@ -343,10 +352,11 @@ def twin_evaluation(products: ModelProducts, paper, name: str, inputs: Callable[
     return products.evaluation(name, key=key, encoder=twin)
 
 
-def earlier_results(run, chapter: str, name: str) -> Results | None:
+def earlier_results(run, chapter: str, name: str, half: bool = False) -> Results | None:
     """Model ``name``'s :class:`~reproducer.evaluate.harness.Results` stored by an earlier ``chapter`` in the folder
     of the same name as ``run``'s (the same preset, seed and parameters:
     :meth:`~reproducer.results_store.NotebookRun.earlier` with ``same_seed``), or ``None`` when it has none: how a
-    chapter compares with another chapter's model seed by seed (chapter 02 and 05 with chapter 01's combine-skip)."""
-    found = run.earlier(chapter, f"eval_{slug(name)}", default=None, same_seed=True)
+    chapter compares with another chapter's model seed by seed (chapter 02 and 05 with chapter 01's combine-skip).
+    ``half``: the same model at half its step budget (``eval_<name>_half``: :meth:`ChapterModels.at_half`)."""
+    found = run.earlier(chapter, f"eval_{slug(name)}{'_half' if half else ''}", default=None, same_seed=True)
     return None if found is None else Results.from_json(found)

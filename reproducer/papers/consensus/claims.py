@@ -260,7 +260,7 @@ def figure1_claim(fig1: pd.DataFrame, seed_frames: list[pd.DataFrame], budget: s
     """"At every checkpoint of Figure 1, MV ≥ SV for f, g and the ensemble": the MV − SV gaps (U) at every checkpoint
     and pair, averaged over the seeds' Figure 1 frames (:func:`figure1_frame`; every seed trained at the preset
     ``budget``, the main run's ``fig1`` among them), and the smallest of those means, judged on the seeds' spread at
-    that checkpoint and pair (:func:`~reproducer.report.claims.worst_column`); ``fig1``'s smallest gap alone with
+    that checkpoint and pair (:func:`~reproducer.evaluate.uncertainty.worst_column`); ``fig1``'s smallest gap alone with
     fewer than two seeds."""
     pairs = [("MV f", "SV f"), ("MV g", "SV g"), ("MV ensemble", "SV ensemble")]
 

@@ -262,7 +262,7 @@ def every_point_claim(main: tuple[dict, dict], seeds: list[tuple[dict, dict]], t
                       budget: str | None = None) -> dict:
     """"QT above ST at every point of Figure 2" (Appendix C): the gap at each point averaged over the training seeds'
     records (``seeds``, trained at the preset ``budget``, the main run among them) and the smallest of those means,
-    judged on the seeds' spread at that point (:func:`~reproducer.report.claims.worst_column`); the main run's
+    judged on the seeds' spread at that point (:func:`~reproducer.evaluate.uncertainty.worst_column`); the main run's
     smallest gap alone with fewer than two seeds. The curves have no test items to resample."""
     per_seed = [point_gaps(qt, st, tasks) for qt, st in seeds]
     values = None
