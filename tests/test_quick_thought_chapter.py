@@ -265,13 +265,15 @@ def test_throughput_adds_the_sampled_softmax_run_only_when_the_skip_thought_samp
     calls = []
 
     def fake(objectives, *, n_sampled, **sizes):
-        calls.append((list(objectives), n_sampled, sizes["hidden"], sizes["seconds"]))
+        calls.append((list(objectives), n_sampled, sizes["hidden"], sizes["seconds"], sizes["batch_size"]))
         return {"runs": [{"objective": o, "n_sampled": n_sampled} for o in objectives]}
 
     monkeypatch.setattr(reproducer.papers.widths, "bench_widths", fake)
     qt = preset("quick-thought", "default")
     out = measure_throughput(qt, matched_skip_thought(qt), 5, seed=1)
-    assert calls == [(["quick_thought", "skip_thought"], 0, qt.hidden, 5), (["skip_thought"], 1024, qt.hidden, 5)]
+    # issue 68: every objective at QT's batch (400), as Logeswaran & Lee timed both, not skip-thought's own 128
+    assert calls == [(["quick_thought", "skip_thought"], 0, qt.hidden, 5, 400),
+                     (["skip_thought"], 1024, qt.hidden, 5, 400)]
     assert [r["objective"] for r in out["runs"]] == ["quick_thought", "skip_thought", "skip_thought"]
     calls.clear()
     measure_throughput(qt, matched_skip_thought(qt).with_overrides(n_sampled=0), 5)
