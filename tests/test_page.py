@@ -49,6 +49,18 @@ def test_text_columns_can_wrap():
     assert "white-space: normal" in html
 
 
+def test_a_table_of_sentences_wraps_every_text_column_and_can_be_downloaded():
+    """Issue 69: the text tables (neighbours, answer examples, samples) through page.table too: wrap=True wraps
+    every text column (not the numbers), and the CSV link is under it."""
+    frame = pd.DataFrame({"query": ["a sentence " * 8], "neighbour": ["another one " * 8], "cosine": [0.93]})
+    html = Page("02_quick_thoughts").table(frame, wrap=True, index=False).html
+    import re
+
+    wrapped = re.search(r"([^{}]*)\{\s*white-space: normal", html).group(1)
+    assert "row0_col0" in wrapped and "row0_col1" in wrapped and "row0_col2" not in wrapped
+    assert "download=" in html and "CSV" in html
+
+
 def test_quick_minutes_come_from_the_parameters_cell():
     assert quick_minutes("01_skip_thoughts") == 40
     assert quick_minutes("02_quick_thoughts") == 60  # "about 1 hour"

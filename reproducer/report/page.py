@@ -202,11 +202,12 @@ class Page:
         return f"{one} {whole}" if self.regenerated <= 1 else one
 
     def table(self, frame: pd.DataFrame | Styler, formats: dict | None = None, *,
-              index: bool = True, wrap: tuple[str, ...] = (), caption: str = "", regenerate: bool = True,
+              index: bool = True, wrap: tuple[str, ...] | bool = (), caption: str = "", regenerate: bool = True,
               name: str = "") -> Shown:
         """``frame`` in the book's style: every column's numbers alike by :func:`column_number` unless ``formats``
         (column → format string or function) says otherwise, ``wrap``'s text columns wrapped instead of kept on one
-        line, in a box that scrolls sideways when wider than the text column, with ``caption`` above and below it
+        line (``True``: every text column, for a table of sentences or words), in a box that scrolls sideways when
+        wider than the text column, with ``caption`` above and below it
         the link that downloads it as CSV (:meth:`download`, named ``name``) and the regenerate line. A Styler
         keeps its own styles (colours, gradients) and gets the rule for the columns it did not format."""
         styler = frame if isinstance(frame, Styler) else frame.style
@@ -217,6 +218,8 @@ class Page:
             styler = styler.format(column_number(data[column]), subset=[column], na_rep="—")
         for column, fmt in (formats or {}).items():
             styler = styler.format(fmt, subset=[column], na_rep="—")
+        if wrap is True:
+            wrap = [c for c in data.columns if data[c].dtype == object or pd.api.types.is_string_dtype(data[c])]
         wrap = [c for c in wrap if c in styler.data]  # a column a table has not got (a claims table without bootstrap)
         if wrap:
             styler = styler.set_properties(subset=wrap, **{"white-space": "normal", "text-align": "left",
