@@ -190,3 +190,40 @@ def test_prose_types_no_result_number(path):
 def test_the_prose_check_finds_a_typed_result():
     assert [m.group(1) for m in RESULT_LIKE.finditer(_prose("ours 12.37 points, 56% and 4.55× ($x = 3.25$) `0.5`"))] \
         == ["12.37", "56", "4.55"]
+
+
+#: A count of training seeds in prose ("over three training seeds", "the claims' two further seeds").
+SEED_COUNT = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|\d+) ((?:[\w-]+ ){0,2})seeds\b", re.I)
+NUMBER_WORDS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+
+
+def _seed_counts(text: str, seeds: int) -> list[str]:
+    """The seed counts in ``text`` that disagree with a chapter training ``seeds`` seeds: a count of the claims' seeds
+    must be ``seeds``; one of the *further* (other, extra) seeds beside the main run, ``seeds - 1``."""
+    wrong = []
+    for m in SEED_COUNT.finditer(_prose(text)):
+        count = NUMBER_WORDS.get(m.group(1).lower(), None)
+        count = int(m.group(1)) if count is None else count
+        expected = seeds - 1 if re.search(r"\b(further|other|extra|more)\b", m.group(2)) else seeds
+        if count != expected:
+            wrong.append(f"{m.group(0)!r} (the chapter trains {seeds})")
+    return wrong
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_prose_counts_the_seeds_the_chapter_trains(path):
+    """Issue 69, item 4: a count of training seeds in a chapter's prose is its ``seeds`` parameter's default (chapter
+    03 said "three training seeds" in one section and trained five)."""
+    code = "".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "code")
+    found = re.search(r"^seeds: int = (\d+)", code, re.M)
+    if found is None:
+        pytest.skip(f"{path.name} has no seeds parameter")
+    wrong = [f"cell {i}: {w}" for i, c in enumerate(_cells(path)) if c["cell_type"] == "markdown"
+             for w in _seed_counts("".join(c["source"]), int(found.group(1)))]
+    assert not wrong, f"{path.name}: seed counts the chapter does not train: {wrong}"
+
+
+def test_the_seed_count_check_finds_a_wrong_count():
+    assert _seed_counts("over three training seeds; the claims' two further seeds", 3) == []
+    assert _seed_counts("the mean over three training seeds", 5) == ["'three training seeds' (the chapter trains 5)"]
+    assert len(_seed_counts("its 4 other seeds", 4)) == 1
