@@ -388,12 +388,13 @@ class NotebookRun:
         """The key this run's results are stored under (:func:`result_key`)."""
         return result_key(self.preset, {"preset": self.preset, "seed": self.seed, **self.parameters}, self._settings)
 
-    def settings(self, obj: Any) -> Path:
+    def settings(self, obj: Any, write: bool = True) -> Path:
         """Declare what the results depend on besides the parameters (the preset's settings, the tasks…): it joins
         the key of every result stored after this call (entries named ``device`` excepted), and is written to
-        ``settings.json`` like :meth:`record`. Call it before the first result."""
+        ``settings.json`` like :meth:`record`. Call it before the first result. ``write=False``: the key only, for a
+        view that reads another run's stored results and writes nothing in its folder."""
         self._settings = _plain(obj)
-        return self.record("settings", obj)
+        return self.record("settings", obj) if write else self.path("settings.json")
 
     def reusable(self, file: str) -> bool:
         """Whether the stored result ``file`` (e.g. ``"table8.json"``) would be reused: it exists, was stored under

@@ -1253,3 +1253,27 @@ def test_units_score_the_encoders_saved_at_half_the_budget_while_they_exist(resu
     assert "eval_bi-skip_half: needs the half-budget encoders of bi-skip, not saved in smoke/" in noted
     with pytest.raises(ReproducerError, match="half its step budget is not saved"):
         third.at_half().trained("bi-skip")
+
+
+def test_a_view_at_another_preset_reads_only_what_that_run_stored(results_dir):
+    """Issue 70's third budget: ``stored_at("quick")`` reads the quick run's evaluations and twins stored under that
+    run's key — nothing where the run is stale or absent — and trains, scores and writes nothing."""
+    from reproducer.evaluate.harness import Results
+    from reproducer.papers.registry import preset
+
+    main = sk.SkipThoughtModels(NotebookRun("01_skip_thoughts", "default"), preset("skip-thought", "default"),
+                                tasks=["MR"], progress=False)
+    main.declare()
+    settings = preset("skip-thought", "quick")
+    assert main.stored_at("quick", settings).evaluations(["uni-skip", "bi-skip"]) == {}  # no quick run yet
+    quick = sk.SkipThoughtModels(NotebookRun("01_skip_thoughts", "quick"), preset("skip-thought", "quick"),
+                                 tasks=["MR"], progress=False)
+    quick.declare()
+    quick.run.json("eval_uni-skip", lambda: Results("uni-skip", "smoke", {"MR": {"acc": 61.0}}).to_json())
+    files = sorted(p.name for p in quick.run.dir.iterdir())
+    view = main.stored_at("quick", settings)
+    assert view.stored_only and view.settings.max_steps == preset("skip-thought", "quick").max_steps
+    found = view.evaluations(["uni-skip", "bi-skip"])
+    assert list(found) == ["uni-skip"] and found["uni-skip"].main_scores()["MR"] == 61.0
+    assert view.twins() == {}  # none stored: not computed
+    assert sorted(p.name for p in quick.run.dir.iterdir()) == files  # the view wrote nothing

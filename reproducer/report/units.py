@@ -197,6 +197,8 @@ class ChapterModels:
 
     #: Whether these are the models at half their step budget (:meth:`at_half`).
     half: bool = False
+    #: Whether this is a view that reads stored results only and trains or scores nothing (:meth:`stored_at`).
+    stored_only: bool = False
 
     def trained(self, name: str):
         raise NotImplementedError
@@ -213,6 +215,17 @@ class ChapterModels:
         view.half = True
         view.products = copy.copy(self.products)
         view.products.encoder, view.products.suffix = view.trained, "_half"
+        return view
+
+    def stored_at(self, preset: str, settings) -> "ChapterModels":
+        """These models (this seed) as the chapter's run at another ``preset`` (its family's ``settings`` there)
+        stored them: a third budget for the claims along their training (issue 70) that trains and scores nothing
+        and writes nothing — its :meth:`evaluations` and :meth:`twins` are those stored under that run's key (none
+        where that run is stale or missing: the claims are then read at the other budgets)."""
+        run = self.run.sibling(preset=preset, reset=tuple(k for k in self.run.changed if k != "seed"))
+        view = self.sibling(run, settings, self.seed)
+        view.stored_only = True
+        run.settings(view.settings_record(), write=False)
         return view
 
     def saved(self, name: str, fit: Callable[[str], object]):
@@ -267,9 +280,10 @@ class ChapterModels:
     def evaluations(self, names: list[str], tasks: dict[str, list[str]] | None = None) -> dict:
         """``names``' evaluations by name (:meth:`evaluated`, each on ``tasks.get(name)``, by default the chapter's).
         In the :meth:`at_half` view only those stored (the units scored every half-budget encoder they had; one whose
-        encoders were not saved is left out, and the claims that read it are not read at this budget)."""
+        encoders were not saved is left out, and the claims that read it are not read at this budget); in a
+        :meth:`stored_at` view only those stored under that run's key."""
         tasks = tasks or {}
-        if self.half:
+        if self.half or self.stored_only:
             names = [n for n in names if self.run.reusable(f"eval_{slug(n)}{self.products.suffix}.json")]
         return {n: self.evaluated(n, tasks.get(n)) for n in names}
 
@@ -306,10 +320,10 @@ class ChapterModels:
         from reproducer.report.claims import untrained
 
         names = self.TWINS if names is None else [n for n in names if n in self.TWINS]
-        found = {untrained(n): self.twin_results(n) for n in names}
-        for n in [n for n in names if n in self.WORD2VEC_TWINS]:
-            found[untrained(n, self.word2vec_name)] = self.twin_results(n, lambda: self.word2vec, self.word2vec_name)
-        return found
+        wanted = [(n, None) for n in names] + [(n, self.word2vec_name) for n in names if n in self.WORD2VEC_TWINS]
+        if self.stored_only:  # a view of another run's stored results (:meth:`stored_at`)
+            wanted = [(n, v) for n, v in wanted if self.run.reusable(f"{twin_key(n, v)}.json")]
+        return {untrained(n, v): self.twin_results(n, *((lambda: self.word2vec, v) if v else ())) for n, v in wanted}
 
     def declare(self) -> None:
         """Declare the run's settings (:meth:`~reproducer.results_store.NotebookRun.settings`): the key of its
@@ -348,8 +362,13 @@ def twin_evaluation(products: ModelProducts, paper, name: str, inputs: Callable[
         if callable(word_vectors):
             raise ValueError("twin_evaluation: word vectors given as a function need their vectors_name")
         vectors_name = word_vectors.name
-    key = f"eval_{slug(name)}_untrained" + (f"_{slug(vectors_name)}" if vectors_name is not None else "")
-    return products.evaluation(name, key=key, encoder=twin)
+    return products.evaluation(name, key=twin_key(name, vectors_name), encoder=twin)
+
+
+def twin_key(name: str, vectors_name: str | None = None) -> str:
+    """The file name (without ``.json``) of model ``name``'s untrained twin's evaluation (``vectors_name``: the word
+    vectors in its learned embeddings): ``eval_<name>_untrained[_<vectors>]``."""
+    return f"eval_{slug(name)}_untrained" + (f"_{slug(vectors_name)}" if vectors_name is not None else "")
 
 
 def earlier_results(run, chapter: str, name: str, half: bool = False) -> Results | None:
