@@ -15,17 +15,17 @@ import numpy as np
 import pandas as pd
 
 from reproducer.report.claims import short_claim
-from reproducer.report.trend import DIRECTIONS, HORIZON
+from reproducer.report.trend import DIRECTIONS, HORIZON, NOT_READ
 
-#: What a scorecard row without a trend counts as (a chapter that reads its claims at one budget, or a claim it could
-#: not read at two).
-NOT_READ = "not read"
+
+def _directions(card: pd.DataFrame) -> pd.Series:
+    """Each row's direction along training (empty where the scorecard predates issue 70)."""
+    return card["direction"] if "direction" in card else pd.Series(index=card.index, dtype=object)
 
 
 def _read(card: pd.DataFrame) -> pd.DataFrame:
     """The rows of ``card`` whose claim was read along its training (a direction of :data:`DIRECTIONS`)."""
-    direction = card["direction"] if "direction" in card else pd.Series(index=card.index, dtype=object)
-    return card[direction.isin(DIRECTIONS)]
+    return card[_directions(card).isin(DIRECTIONS)]
 
 
 def _budgets(trend_budgets) -> str:
@@ -46,7 +46,7 @@ def heading_table(card: pd.DataFrame) -> pd.DataFrame:
 def direction_counts(card: pd.DataFrame) -> pd.Series:
     """How many claims of ``card`` head each way (:data:`~reproducer.report.trend.DIRECTIONS`), and how many were
     not read along their training (:data:`NOT_READ`)."""
-    direction = card["direction"] if "direction" in card else pd.Series(index=card.index, dtype=object)
+    direction = _directions(card)
     direction = direction.where(direction.isin(DIRECTIONS), NOT_READ)
     return direction.value_counts().reindex([*DIRECTIONS, NOT_READ], fill_value=0)
 

@@ -29,6 +29,7 @@ from pygments.lexers import PythonLexer
 
 from reproducer.notebook import notebook_path, parameters_source
 from reproducer.report.claims import BOOK, COLOURS, claim_table, counts, short_claim, verdict_reason
+from reproducer.report.trend import NOT_READ
 
 _CHECKOUT = Path(__file__).resolve().parents[2]
 #: The one rule for numbers in the book's tables (stated in the intro's "How to read a table").
@@ -302,8 +303,8 @@ class Page:
             after = (" After Holm's correction across the scorecard (the chance of even one wrong decision kept at "
                      "5%): " + ", ".join(f"<b>{fixed[o]}</b> {o}" for o in COLOURS if fixed.get(o, 0))
                      + f"; {fixed['decided']} decided.")
-        if directions is not None and directions.drop("not read", errors="ignore").sum():
-            heading = directions.drop("not read", errors="ignore")
+        heading = None if directions is None else directions.drop(NOT_READ, errors="ignore")
+        if heading is not None and heading.sum():
             after += (f" Along their training ({heading.sum()} claims read at two budgets or more): "
                       + ", ".join(f"<b>{n}</b> {d}" for d, n in heading.items()) + ".")
         own = sum(int(counts.loc[row, "claims"]) for row in counts.index if str(row).startswith(BOOK))

@@ -34,6 +34,8 @@ from reproducer.evaluate.uncertainty import judge, worst_column
 HORIZON = 16
 DIRECTIONS = ("toward the paper", "away from it", "flat")
 ARROWS = {"toward the paper": "↗", "away from it": "↘", "flat": "→"}
+#: The direction of a claim that cannot be read along its training (:func:`trend_rows`).
+NOT_READ = "not read"
 
 
 def _slope(x: np.ndarray, y: np.ndarray) -> float:
@@ -166,7 +168,7 @@ def trend_rows(claims: list, budgets: dict[int, list], resamples: int = 1000, ho
         try:
             trend = claim_trend(claim, budgets, resamples, horizon)
         except (KeyError, ValueError, ReproducerError) as missing:
-            rows.append({"claim": claim.claim, "trend": f"not read along training: {missing}", "direction": "not read",
+            rows.append({"claim": claim.claim, "trend": f"not read along training: {missing}", "direction": NOT_READ,
                          "slope": None, "low": None, "high": None, "crossing": None, "crossing note": "",
                          "budgets": []})
             continue
