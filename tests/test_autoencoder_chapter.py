@@ -269,7 +269,8 @@ def test_training_table_and_figure():
 
 def test_timing_table_and_figure_name_the_models():
     timing = {"runs": [{"objective": o, "batch_size": 64, "steps": 100, "minutes_per_1000_batches": m,
-                        "sentences_per_second": 200.0, "parameters": 10, "peak_memory_bytes": 2**20}
+                        "sentences_per_second": 200.0, "parameters": 10, "peak_memory_bytes": 2**20,
+                        "word_embedding_parameters": 4 if o == "skip_thought" else 0}
                        for o, m in [("aae", 4.8), ("rae", 4.7), ("skip_thought", 8.7)]]}
     minutes = aae.our_minutes(timing)
     assert minutes == {"mean-max AAE": 4.8, "mean-max RAE": 4.7, "skip-thought (uni)": 8.7}
@@ -277,10 +278,43 @@ def test_timing_table_and_figure_name_the_models():
     assert not paper_minutes.empty and (section.table == "Section 4.4").all()
     table = aae.timing_table(timing).data
     assert table.loc["mean-max AAE", "peak memory (MiB)"] == 1.0
-    assert table.filter(like="(paper", axis=0)["minutes per 1000 batches (paper)"].notna().all()
+    assert table.filter(like="(paper,", axis=0)["minutes per 1000 batches (paper)"].notna().all()
+    # the paper's count (section 4.4): parameters without the learned word embeddings, its 40M and 39M beside ours
+    assert table.loc["skip-thought (uni)", "without word embeddings"] == 6
+    assert table.loc["mean-max AAE", "without word embeddings"] == 10
+    assert table.loc[["skip-thought (paper)", "mean-max AAE (paper)"], "without word embeddings"].tolist() == [40e6, 39e6]
     fig = aae.timing_figure(minutes, paper_minutes)
     assert len(fig.axes[0].patches) == 3 + len(paper_minutes)
     plt.close(fig)
+
+
+def test_timing_sizes_count_as_the_paper_does_also_for_records_without_the_split():
+    """Issue 68: Zhang et al. compare near parameter-matched models "excluding the number of parameters used in the
+    word embeddings" (40M vs 39M); skip-thought learns its words, the autoencoders read fixed vectors. A record that
+    predates the split is counted on the models built at the chapter's widths, and refused at other widths."""
+    from reproducer.papers.registry import preset
+    from reproducer.papers.widths import parameter_counts
+
+    settings = preset("autoencoder", "smoke")
+    widths = settings.d_model, settings.word2vec_dim, settings.vocab_size
+    counts = {o: parameter_counts(o, *widths) for o in ("aae", "rae", "skip_thought")}
+    assert counts["aae"]["word_embedding_parameters"] == counts["rae"]["word_embedding_parameters"] == 0
+    assert counts["skip_thought"]["word_embedding_parameters"] == settings.vocab_size * settings.word2vec_dim
+    old = {"runs": [{"objective": o, "parameters": c["parameters"]} for o, c in counts.items()]}
+    sizes = aae.timing_sizes(old, settings)
+    skip = sizes["skip-thought (uni)"]
+    assert skip["without word embeddings"] == skip["parameters"] - settings.vocab_size * settings.word2vec_dim
+    assert sizes["mean-max AAE"]["without word embeddings"] == counts["aae"]["parameters"]
+    phrase = aae.size_ratio(sizes)
+    assert "the paper's 40M and 39M, 1.03×" in phrase
+    assert f"{skip['without word embeddings'] / sizes['mean-max AAE']['without word embeddings']:.2f}×" in phrase
+    with pytest.raises(ReproducerError, match="timing record"):
+        aae.timing_sizes(old, preset("autoencoder", "quick"))
+    with pytest.raises(ReproducerError, match="no widths"):
+        aae.timing_sizes(old)
+    repeats = [{"mean-max AAE": 4.0, "mean-max RAE": 5.0, "skip-thought (uni)": 8.0}]
+    skip_row, rae_row = aae_claims.timing_claims(repeats, pd.Series({"skip-thought (Theano)": 50.4}), phrase)
+    assert skip_row["numbers"].endswith(phrase) and phrase not in rae_row["numbers"]
 
 
 def test_model_sizes_at_the_paper_sizes():

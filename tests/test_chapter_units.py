@@ -520,7 +520,8 @@ def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
 
     def bench_widths(objectives, **options):
         calls.append((list(objectives), options))
-        return {"runs": [{"objective": o, "seed": options["seed"]} for o in objectives], "ratios": {}}
+        return {"runs": [{"objective": o, "seed": options["seed"]} for o in objectives], "ratios": {},
+                "settings": {"hidden": options["hidden"]}}
 
     monkeypatch.setattr(reproducer.papers.widths, "bench_widths", bench_widths)
     settings = preset("autoencoder", "quick")
@@ -530,7 +531,8 @@ def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
         "seconds": 30.0, "max_books": 40, "seed": 5, "batch_size": settings.batch_size})
     assert [o["seed"] for _, o in calls] == [5, 6, 7]  # each repeat its own seed
     assert len(out["repeats"]) == 3 and out["runs"] == out["repeats"][0]
-    assert [r[0]["seed"] for r in out["repeats"]] == [5, 6, 7] and set(out) == {"runs", "repeats"}
+    assert [r[0]["seed"] for r in out["repeats"]] == [5, 6, 7] and set(out) == {"runs", "repeats", "settings"}
+    assert out["settings"] == {"hidden": settings.d_model}  # the widths, for counting a record's sizes later
     assert list(aae.our_minutes({"runs": [{"objective": "aae", "minutes_per_1000_batches": 4.0}]})) == ["mean-max AAE"]
     calls.clear()
     assert len(aae.timing(settings, 30.0, 40)["repeats"]) == 1 and calls[0][1]["seed"] == 0
@@ -541,6 +543,7 @@ def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
 from reproducer.papers.paraphrastic import claims as pc  # noqa: E402
 from reproducer.papers.paraphrastic import chapter as pt  # noqa: E402
 from reproducer.papers.paraphrastic.chapter import VARIANTS  # noqa: E402
+from reproducer.report.tables import paper_table  # noqa: E402
 
 DATASETS = [("STS12", "MSRpar"), ("STS12", "MSRvid"), ("STS13", "FNWN"), ("SICK-R", "test (cosine)")]
 
@@ -991,6 +994,18 @@ def test_supervised_claims_read_table5_with_each_seeds_replicates_of_the_same_te
     assert sst.value == pytest.approx(5.0) and sst.high - sst.value == pytest.approx(4.303 * 10 / 3 ** 0.5, rel=1e-3)
     # PP alone (no other model trained on the tasks): nothing to compare; no LSTM: only the SICK claims
     assert pc.supervised_claims(["PP"]) == [] and len(pc.supervised_claims(["PP", "DAN"])) == 2
+
+
+def test_table5_compares_word_averaging_with_every_architecture_the_paper_trains_on_the_tasks():
+    """Issue 68: "word averaging ... outperforms the other architectures" (section 4.4) is read against every model of
+    Table 5, proj (85.93 on SICK-R, 84.0 on SICK-E) among them; the quoted cells name the two next best."""
+    assert list(pt.SUPERVISED) == ["PP", "proj", "DAN", "RNN", "LSTM (no o.g.)", "LSTM (o.g.)"]
+    paper = paper_table("wieting2016", "Table 5", rename={p: n for n, p in pt.SUPERVISED.items()})
+    assert set(paper.index) >= set(pt.SUPERVISED)  # every model we train has its published row
+    for claim, best_other in zip(pc.supervised_claims(list(pt.SUPERVISED))[1:], ("SICK-R", "SICK-E")):
+        others = paper.drop("PP")[best_other].drop(index=[i for i in paper.index if i not in pt.SUPERVISED])
+        assert claim.effect == pytest.approx(round(paper.loc["PP", best_other] - others.max(), 2))
+        assert "proj" in claim.paper and f"DAN {paper.loc['DAN', best_other]:g}" in claim.paper
 
 
 # === chapter 01: reproducer.papers.skip_thoughts.chapter ====================================================================

@@ -109,6 +109,9 @@ def test_bench_widths_times_the_autoencoders_at_one_batch_size():
     for family in ("AAE", "RAE"):  # widths as documented; the fixed word vectors are not counted
         config = AAEConfig(500, word_dim=8, d_model=16, d_ff=32, max_len=33, family=family)
         assert runs[family.lower()]["parameters"] == config.parameter_count()
+        assert runs[family.lower()]["word_embedding_parameters"] == 0  # fixed vectors
+    skip = runs["skip_thought"]  # learns its words: the count Zhang et al. leave out (section 4.4)
+    assert 0 < skip["word_embedding_parameters"] <= 500 * 8 and skip["word_embedding_parameters"] % 8 == 0
 
 
 def test_benchmark_memory_is_the_spawned_process_own_peak():

@@ -76,8 +76,25 @@ def _run_one(objective: str, hidden: int, word_dim: int, vocab_size: int, second
             "wall_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
             "final_loss": log.losses[-1]["loss"] if log.losses else None, "peak_memory_bytes": int(peak),
             "memory_kind": "cuda max allocated" if device.type == "cuda" else "process max RSS",
-            "parameters": sum(p.numel() for p in model.parameters() if p.requires_grad), "device": str(device),
+            **parameter_split(model), "device": str(device),
             "softmax": same.models[objective].softmax_kind(n_sampled)}
+
+
+def parameter_split(model: torch.nn.Module) -> dict[str, int]:
+    """A model's trainable parameters, ``parameters``, and those of its learned word embeddings (``torch.nn.Embedding``
+    tables), ``word_embedding_parameters``: Zhang et al. (2018, section 4.4) count sizes "excluding the number of
+    parameters used in the word embeddings" (skip-thought 40M, the mean-max AAE 39M)."""
+    embeddings = {id(p) for m in model.modules() if isinstance(m, torch.nn.Embedding) for p in m.parameters()}
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    return {"parameters": sum(p.numel() for p in trainable),
+            "word_embedding_parameters": sum(p.numel() for p in trainable if id(p) in embeddings)}
+
+
+def parameter_counts(objective: str, hidden: int, word_dim: int, vocab_size: int) -> dict[str, int]:
+    """:func:`parameter_split` of one of :func:`at_widths`' models as :func:`bench_widths` builds it at ``hidden``
+    units over ``word_dim``-d words and a vocabulary of ``vocab_size`` words (for records that predate the split)."""
+    with torch.random.fork_rng():
+        return parameter_split(at_widths()[objective].build(range(vocab_size), hidden, word_dim))
 
 
 def bench_widths(objectives=None, *, hidden: int = 600, word_dim: int = 300, vocab_size: int = 20000,

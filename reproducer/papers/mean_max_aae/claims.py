@@ -103,20 +103,23 @@ def autoencoder_claims(eight: list[str], skip_thought: bool, bags: bool = False)
     return claims
 
 
-def timing_claims(repeats: list[dict[str, float]], paper_minutes: pd.Series) -> list[dict]:
+def timing_claims(repeats: list[dict[str, float]], paper_minutes: pd.Series, sizes: str = "") -> list[dict]:
     """Section 4.4 judged on the spread of the timing repeats (each :func:`our_minutes`; the values are their means):
 
     - the paper's claim: the AAE "greatly reduces the computational complexity" of skip-thought, which took "nearly
       50.4" minutes per 1000 mini-batches (``paper_minutes``: :func:`paper_timing`): skip-thought's minutes over the
       AAE's, ≥ 1;
-    - the book's own observation, not a claim of the paper (which times no RAE): the RAE's minutes over the AAE's."""
+    - the book's own observation, not a claim of the paper (which times no RAE): the RAE's minutes over the AAE's.
+
+    ``sizes``: the models' parameter counts as the paper counts them (:func:`~.tables.size_ratio`), added to the
+    skip-thought row's numbers: the paper's comparison is between near parameter-matched models."""
     def row(claim, other, paper, own=False):
         ratios = [m[other] / m["mean-max AAE"] for m in repeats]
         return point_claim(claim, float(np.mean(ratios)), 1.0, unit="{:.2f}×", averaged=True,
                            seed_values=ratios if len(ratios) >= 2 else None, paper=paper,
                            numbers=", ".join(f"{k} {v:.1f}" for k, v in repeats[0].items()) + " min per 1000 batches "
                            f"(this machine; {other} over the AAE, {len(ratios)} repeats)"
-                           + ("; the book's own observation" if own else ""), own=own)
+                           + ("; the book's own observation" if own else f"; {sizes}" if sizes else ""), own=own)
 
     quoted = "; ".join(f"{m} {v:g}" for m, v in paper_minutes.items())
     return [row("The AAE trains faster per batch than skip-thought (section 4.4: skip-thought's minutes per 1000 "

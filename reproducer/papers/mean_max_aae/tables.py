@@ -94,13 +94,41 @@ def timing(settings, seconds: float, books: int, seed: int = 0, repeats: int = 1
     """The timing study: the mean-max AAE, the mean-max RAE and uni-skip at the preset's widths, each trained for
     ``seconds`` on ``books`` books in its own process (:func:`~reproducer.papers.widths.bench_widths`), the whole
     repeated
-    ``repeats`` times (seeds ``seed``, ``seed + 1``, …): ``{"runs": the first repeat's runs, "repeats": [...]}``."""
+    ``repeats`` times (seeds ``seed``, ``seed + 1``, …): ``{"runs": the first repeat's runs, "repeats": [...],
+    "settings": the study's widths}``."""
     from reproducer.papers.widths import bench_widths
 
     out = [bench_widths(["aae", "rae", "skip_thought"], hidden=settings.d_model, word_dim=settings.word2vec_dim,
-                       vocab_size=settings.vocab_size, seconds=seconds, max_books=books, seed=seed + r,
-                       batch_size=settings.batch_size)["runs"] for r in range(repeats)]
-    return {"runs": out[0], "repeats": out}
+                        vocab_size=settings.vocab_size, seconds=seconds, max_books=books, seed=seed + r,
+                        batch_size=settings.batch_size) for r in range(repeats)]
+    return {"runs": out[0]["runs"], "repeats": [o["runs"] for o in out], "settings": out[0]["settings"]}
+
+
+def timing_sizes(timing: dict, settings=None) -> dict[str, dict[str, int]]:
+    """Each timed model's trainable parameters with and without its learned word embeddings (skip-thought learns
+    its words; the autoencoders read fixed vectors), the count Zhang et al. compare (section 4.4: "excluding the
+    number of parameters used in the word embeddings, the skip-thought model ... contains 40 million parameters,
+    while our mean-max AAE has approximately 39 million"): from the record, or, for records that predate the split,
+    counted on the models built at the chapter's ``settings`` (its widths, which the study used) or at the record's
+    own ``settings``."""
+    from reproducer.papers.widths import parameter_counts
+
+    study = timing.get("settings", {})
+    widths = ((settings.d_model, settings.word2vec_dim, settings.vocab_size) if settings is not None
+              else (study.get("hidden"), study.get("word_dim"), study.get("vocab_size")))
+    sizes = {}
+    for r in timing["runs"]:
+        if "word_embedding_parameters" not in r and None in widths:
+            raise ReproducerError("The timing record has no word-embedding counts and no widths: pass the chapter's "
+                                  "settings.")
+        counts = ({k: r[k] for k in ("parameters", "word_embedding_parameters")} if "word_embedding_parameters" in r
+                  else parameter_counts(r["objective"], *widths))
+        if counts["parameters"] != r["parameters"]:
+            raise ReproducerError(f"{r['objective']}: {counts['parameters']:,} parameters at the chapter's widths, "
+                                  f"{r['parameters']:,} in the timing record: pass the settings it was timed at.")
+        sizes[TIMED[r["objective"]]] = {**counts, "without word embeddings": counts["parameters"]
+                                        - counts["word_embedding_parameters"]}
+    return sizes
 
 
 def table1(ours: dict, paper: pd.DataFrame, run) -> pd.DataFrame:
@@ -213,17 +241,35 @@ def our_minutes(timing: dict) -> dict[str, float]:
     return {TIMED[r["objective"]]: r["minutes_per_1000_batches"] for r in timing["runs"]}
 
 
-def timing_table(timing: dict):
-    """The timing study (a ``bench_widths`` record) beside the paper's minutes per 1000 batches; a formatted Styler."""
+def timing_table(timing: dict, settings=None):
+    """The timing study (a ``bench_widths`` record) beside the paper's minutes per 1000 batches, with each model's
+    trainable parameters with and without its word embeddings (:func:`timing_sizes`; ``settings``: the chapter's, for
+    records that predate the split) and the paper's counts; a formatted Styler."""
+    sizes = timing_sizes(timing, settings)
     table = pd.DataFrame({TIMED[r["objective"]]: {
         "batch": r["batch_size"], "batches timed": r["steps"],
         "minutes per 1000 batches (ours, timing study)": r["minutes_per_1000_batches"],
         "sentences / second": r["sentences_per_second"], "trainable parameters": r["parameters"],
+        "without word embeddings": sizes[TIMED[r["objective"]]]["without word embeddings"],
         "peak memory (MiB)": r["peak_memory_bytes"] / 2**20} for r in timing["runs"]}).T
-    for model, minutes in paper_timing()[0].items():
+    paper_minutes, section = paper_timing()
+    millions = section.query("metric == 'millions of parameters'").set_index("model").value
+    for model, minutes in paper_minutes.items():
         table.loc[f"{model} (paper, GTX 1080)", "minutes per 1000 batches (paper)"] = minutes
-    return table.style.format("{:,.1f}", na_rep="–").format(
-        "{:,.0f}", subset=["batch", "batches timed", "trainable parameters"], na_rep="–")
+    for model, count in millions.items():
+        table.loc[f"{model} (paper)", "without word embeddings"] = count * 1e6
+    counts = ["batch", "batches timed", "trainable parameters", "without word embeddings"]
+    return table.style.format("{:,.1f}", na_rep="–").format("{:,.0f}", subset=counts, na_rep="–")
+
+
+def size_ratio(sizes: dict[str, dict[str, int]]) -> str:
+    """Skip-thought's and the AAE's parameters without word embeddings (:func:`timing_sizes`) and their ratio beside the
+    paper's (40M over 39M), as a phrase."""
+    millions = paper_timing()[1].query("metric == 'millions of parameters'").set_index("model").value
+    skip, ours = (sizes[m]["without word embeddings"] for m in ("skip-thought (uni)", "mean-max AAE"))
+    return (f"without word embeddings skip-thought has {skip / 1e6:.2f}M parameters, the AAE {ours / 1e6:.2f}M "
+            f"({skip / ours:.2f}×; the paper's {millions['skip-thought']:g}M and {millions['mean-max AAE']:g}M, "
+            f"{millions['skip-thought'] / millions['mean-max AAE']:.2f}×)")
 
 
 def timing_figure(ours: dict[str, float], paper: pd.Series):
@@ -348,8 +394,8 @@ def autoencoder_rows(timing: dict, hardware: str) -> list[dict]:
     ours = our_minutes(timing)
     skip = ours.get("skip-thought (uni)")
     sizes = timing.get("settings", {})
-    ours_is = (f"ours: hidden {sizes['hidden']}, batch {sizes['batch_size']}, a far smaller model; "
-               if {"hidden", "batch_size"} <= set(sizes) else "")
+    ours_is = (f"ours: hidden {sizes['hidden']}, batch {sizes['batch_size']}, a far smaller model ("
+               f"{size_ratio(timing_sizes(timing))}); " if {"hidden", "batch_size"} <= set(sizes) else "")
     rows = []
     for model, minutes in ours.items():
         reference = paper.get("skip-thought (TensorFlow)") if model.startswith("skip") else np.nan

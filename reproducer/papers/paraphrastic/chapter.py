@@ -71,8 +71,8 @@ TASKS = {"relatedness": "SICK-R", "entailment": "SICK-E", "sentiment": "SST2"}
 #: The tasks every chapter scores its models on at the paper protocol (chapter 06's one table): PP is scored on them too.
 TRANSFER_TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-R", "STS14", "SST2", "SICK-E")
 OPTIMISERS = {"AdaGrad 0.05": {"optimizer": "adagrad", "lr": 0.05}, "Adam 0.001": {"optimizer": "adam", "lr": 0.001}}
-SUPERVISED = {"PP": "word averaging", "DAN": "DAN", "RNN": "RNN", "LSTM (no o.g.)": "LSTM (no o.g.)",
-              "LSTM (o.g.)": "LSTM (o.g.)"}
+SUPERVISED = {"PP": "word averaging", "proj": "projection", "DAN": "DAN", "RNN": "RNN",
+              "LSTM (no o.g.)": "LSTM (no o.g.)", "LSTM (o.g.)": "LSTM (o.g.)"}
 
 
 def paper_names() -> dict[str, str]:
