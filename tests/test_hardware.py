@@ -53,6 +53,21 @@ def test_hardware_table_reads_what_has_run_and_raises_when_nothing_has(tmp_path)
     assert np.isnan(aae["paper's value"]) and "2.00× skip-thought's speed" in aae["note"]
 
 
+def test_the_skip_thought_row_states_the_size_ratio_only_when_the_record_counts_it(tmp_path):
+    """Issue 68: a record whose runs carry their word-embedding counts gives the parameter ratio the paper compares
+    (40M over 39M); one that predates the counts (and names no word widths) gives the row without it, not an error."""
+    runs = [{"objective": o, "minutes_per_1000_batches": m, "parameters": p, "word_embedding_parameters": w}
+            for o, m, p, w in (("aae", 2.0, 500, 100), ("rae", 3.0, 500, 100), ("skip_thought", 4.0, 900, 300))]
+    write(tmp_path, "05_mean_max_aae", "timing.json", {"settings": {"hidden": 8, "batch_size": 4}, "runs": runs})
+    skip = hw.hardware_table("default", tmp_path).query("quantity.str.contains('skip')").iloc[0]
+    assert "a far smaller model (without word embeddings skip-thought has 0.00M parameters" in skip["note"]
+    assert "(1.50×; the paper's 40M and 39M, 1.03×)" in skip["note"]
+    write(tmp_path, "05_mean_max_aae", "timing.json", {"settings": {"hidden": 8, "batch_size": 4}, "runs": [
+        {k: v for k, v in r.items() if k != "word_embedding_parameters"} for r in runs]})
+    skip = hw.hardware_table("default", tmp_path).query("quantity.str.contains('skip')").iloc[0]
+    assert "a far smaller model; the paper prints no AAE figure" in skip["note"]
+
+
 def test_the_committed_timings_give_a_table_and_a_figure():
     table = hw.hardware_table("default", "results")
     assert table["paper"].nunique() >= 2

@@ -131,6 +131,15 @@ def timing_sizes(timing: dict, settings=None) -> dict[str, dict[str, int]]:
     return sizes
 
 
+def countable(timing: dict) -> bool:
+    """Whether :func:`timing_sizes` can count the record ``timing`` on its own (each run carries its word-embedding
+    count, or the record names the widths it was timed at), without the chapter's settings."""
+    study = timing.get("settings", {})
+    return all("parameters" in r for r in timing["runs"]) and (
+        all("word_embedding_parameters" in r for r in timing["runs"])
+        or None not in (study.get("hidden"), study.get("word_dim"), study.get("vocab_size")))
+
+
 def table1(ours: dict, paper: pd.DataFrame, run) -> pd.DataFrame:
     """Table 1: our mean-max AAE (``ours``: its results), the paper's row and their difference, then the earlier
     chapters' models read from ``results/`` with ``run`` (combine-skip, scored by chapter 01 on this chapter's tasks
@@ -394,8 +403,9 @@ def autoencoder_rows(timing: dict, hardware: str) -> list[dict]:
     ours = our_minutes(timing)
     skip = ours.get("skip-thought (uni)")
     sizes = timing.get("settings", {})
-    ours_is = (f"ours: hidden {sizes['hidden']}, batch {sizes['batch_size']}, a far smaller model ("
-               f"{size_ratio(timing_sizes(timing))}); " if {"hidden", "batch_size"} <= set(sizes) else "")
+    counted = f" ({size_ratio(timing_sizes(timing))})" if countable(timing) else ""
+    ours_is = (f"ours: hidden {sizes['hidden']}, batch {sizes['batch_size']}, a far smaller model{counted}; "
+               if {"hidden", "batch_size"} <= set(sizes) else "")
     rows = []
     for model, minutes in ours.items():
         reference = paper.get("skip-thought (TensorFlow)") if model.startswith("skip") else np.nan
