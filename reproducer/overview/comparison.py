@@ -20,6 +20,7 @@ from reproducer.files import read_json, stored_json
 from reproducer.papers.registry import DECLARATIONS, MODELS, PAPERS, published_names
 from reproducer.results_store import slug
 from reproducer.report.plots import legend_below
+from reproducer.report.units import eval_key
 
 #: The tasks of the one table, in order (SentEval's transfer tasks, then STS).
 TASKS = ("MR", "CR", "SUBJ", "MPQA", "TREC", "SST2", "MRPC", "SICK-E", "SICK-R", "STS12", "STS13", "STS14", "STS15",
@@ -38,10 +39,10 @@ def evaluation_of(model, preset: str = "default", root: str | Path = "results"):
         found = read_json(path)
     elif model.scored_as:
         row, part, _ = model.scored_as
-        path = folder / f"eval_{slug(row)}.json"
+        path = folder / f"{eval_key(row)}.json"
         found = (read_json(path) or {}).get(part)
     else:
-        path = folder / f"eval_{slug(model.name)}.json"
+        path = folder / f"{eval_key(model.name)}.json"
         found = read_json(path)
     if not found or "results" not in found:
         return None, None

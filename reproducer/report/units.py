@@ -24,6 +24,9 @@ from reproducer.results_store import slug
 from reproducer.report.analogies import answer, mine_questions
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 
+#: The suffix of a product of a model at half its step budget (``eval_uni-QT_half``: :meth:`ChapterModels.at_half`).
+HALF = "_half"
+
 
 class ModelProducts:
     """The per-model products of one chapter execution (``run``, a :class:`~reproducer.results_store.NotebookRun`).
@@ -51,7 +54,7 @@ class ModelProducts:
         ``encoder()`` when given, else ``self.encoder(name)``)."""
         from reproducer.evaluate import Results, evaluate
 
-        return Results.from_json(self.run.json(key or f"eval_{slug(name)}{self.suffix}", lambda: evaluate(
+        return Results.from_json(self.run.json(key or eval_key(name, self.suffix), lambda: evaluate(
             encoder() if encoder else self.encoder(name), tasks or self.tasks, self.eval_config,
             progress=False).to_json()))
 
@@ -214,7 +217,7 @@ class ChapterModels:
         view = copy.copy(self)  # shares the cached corpus, data and word vectors
         view.half = True
         view.products = copy.copy(self.products)
-        view.products.encoder, view.products.suffix = view.trained, "_half"
+        view.products.encoder, view.products.suffix = view.trained, HALF
         return view
 
     def stored_at(self, preset: str, settings) -> "ChapterModels":
@@ -268,7 +271,7 @@ class ChapterModels:
         parts. One not cached whose parts' half-budget encoders are gone is left out, with a note."""
         half = self.at_half()
         for name, (tasks, parts) in evaluations.items():
-            key = f"eval_{slug(name)}{half.products.suffix}"
+            key = eval_key(name, half.products.suffix)
             if self.run.reusable(f"{key}.json") or half.at_hand(*parts):
                 half.evaluated(name, tasks)
             else:
@@ -284,7 +287,7 @@ class ChapterModels:
         :meth:`stored_at` view only those stored under that run's key."""
         tasks = tasks or {}
         if self.half or self.stored_only:
-            names = [n for n in names if self.run.reusable(f"eval_{slug(n)}{self.products.suffix}.json")]
+            names = [n for n in names if self.run.reusable(f"{eval_key(n, self.products.suffix)}.json")]
         return {n: self.evaluated(n, tasks.get(n)) for n in names}
 
     def evaluated(self, name: str, tasks: list[str] | None = None, key: str | None = None):
@@ -365,10 +368,16 @@ def twin_evaluation(products: ModelProducts, paper, name: str, inputs: Callable[
     return products.evaluation(name, key=twin_key(name, vectors_name), encoder=twin)
 
 
+def eval_key(name: str, suffix: str = "") -> str:
+    """The file name (without ``.json``) of model ``name``'s evaluation: ``eval_<name><suffix>`` (``suffix``:
+    :data:`HALF` for the model at half its step budget, ``"_untrained…"`` for its twin: :func:`twin_key`)."""
+    return f"eval_{slug(name)}{suffix}"
+
+
 def twin_key(name: str, vectors_name: str | None = None) -> str:
     """The file name (without ``.json``) of model ``name``'s untrained twin's evaluation (``vectors_name``: the word
     vectors in its learned embeddings): ``eval_<name>_untrained[_<vectors>]``."""
-    return f"eval_{slug(name)}_untrained" + (f"_{slug(vectors_name)}" if vectors_name is not None else "")
+    return eval_key(name, "_untrained" + (f"_{slug(vectors_name)}" if vectors_name is not None else ""))
 
 
 def earlier_results(run, chapter: str, name: str, half: bool = False) -> Results | None:
@@ -377,5 +386,5 @@ def earlier_results(run, chapter: str, name: str, half: bool = False) -> Results
     :meth:`~reproducer.results_store.NotebookRun.earlier` with ``same_seed``), or ``None`` when it has none: how a
     chapter compares with another chapter's model seed by seed (chapter 02 and 05 with chapter 01's combine-skip).
     ``half``: the same model at half its step budget (``eval_<name>_half``: :meth:`ChapterModels.at_half`)."""
-    found = run.earlier(chapter, f"eval_{slug(name)}{'_half' if half else ''}", default=None, same_seed=True)
+    found = run.earlier(chapter, eval_key(name, HALF if half else ""), default=None, same_seed=True)
     return None if found is None else Results.from_json(found)

@@ -15,7 +15,7 @@ from reproducer.evaluate.views import ROWS, ProjectionSnapshots, RowEncoders, cu
 from reproducer.papers.registry import family
 from reproducer.results_store import slug
 from reproducer.report.claims import Evidence, untrained
-from reproducer.report.units import ChapterModels
+from reproducer.report.units import ChapterModels, eval_key
 from reproducer.runtime import default_device
 from reproducer.papers.consensus.tables import CURVES, PAPER, T6, TRANSFER_ROW
 
@@ -141,7 +141,7 @@ class ConsensusModels(ChapterModels):
         this seed's initial weights (:data:`TWINS_OF_ROWS`), scored as :meth:`row` scores the row on the groups at the
         preset's ``rows_config`` (not on Table 6's tasks: at ``paper`` that is another 9 minutes of a 2,100-d
         encoder): ``eval_<row>_untrained.json`` if cached."""
-        return self.run.json(f"eval_{slug(untrained(row))}", lambda: self.rows.evaluate(
+        return self.run.json(eval_key(untrained(row)), lambda: self.rows.evaluate(
             untrained(row), self.groups, self.settings.rows_config))
 
     def reading(self) -> dict:
