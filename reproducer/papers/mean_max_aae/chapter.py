@@ -249,8 +249,9 @@ class AutoencoderModels(ChapterModels):
 
     def trained(self, name: str):
         """Variant ``name``'s encoder: this kernel's, its saved bundle (which keeps ``normalize_halves``), else
-        :meth:`fit`'s."""
-        return self.run.encoder(name) or self.fit(name).encoder
+        :meth:`fit`'s; in the :meth:`~reproducer.report.units.ChapterModels.at_half` view the encoder its training
+        saved at half the step budget."""
+        return self.saved(name, self.fit)
 
     def untrained(self, name: str) -> dict:
         """Variant ``name``'s step-0 curve point (:func:`untrained_record`): ``<name>_untrained.json``."""
@@ -266,11 +267,13 @@ class AutoencoderModels(ChapterModels):
     def unit(self, name: str, neighbours: bool = True) -> None:
         """Everything the chapter shows of variant ``name``, computed right after it trains and cached: its training
         record and evaluation, and for the two mean-max models their untrained twin's evaluation (every seed: the
-        book's claim that training beats it); with ``neighbours`` (the main run, not the seeds' runs) also, for the
+        book's claim that training beats it) and its evaluation at half its step budget (issue 70: while the encoder
+        its training saved halfway exists); with ``neighbours`` (the main run, not the seeds' runs) also, for the
         two mean-max models, their step-0 curve point and neighbour tables, and after the mean-max AAE Figure 2's
         attention."""
         self.record(name)
         self.evaluated(name)
+        self.halfway({name: (None, (name,))})
         self.twins([name])
         if name in CURVES and neighbours:
             self.untrained(name)
