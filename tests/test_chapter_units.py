@@ -1024,7 +1024,8 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
     from reproducer.papers.registry import preset
 
     models = sk.SkipThoughtModels(run, preset("skip-thought", "smoke"), tasks=list(tasks), progress=False, **options)
-    asked = {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [], "analogy": [], "twins": []}
+    asked = {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [], "analogy": [], "twins": [],
+             "search": []}
 
     def fit(name):
         def train(checkpoint):
@@ -1039,6 +1040,7 @@ def skip_models(run, monkeypatch, tasks=("MR", "SST2"), **options):
     models.data = SimpleNamespace(vocab=SimpleNamespace(coverage=lambda sentences: 0.75))
     models.held_out_sentences, models.word2vec = ["a held-out sentence"], "our word2vec"
     models.products.neighbours = lambda name: asked["neighbours"].append(name)
+    models.products.search = lambda name: asked["search"].append(name)
     models.twins = lambda names=None: asked["twins"].append(list(names)) or {}  # tested in test_untrained_twins.py
     monkeypatch.setattr(reproducer.encoders.expansion, "combined",
                         lambda parts, name, vectors: Stub(name, *[p.name for p in parts], vectors))
@@ -1085,7 +1087,7 @@ def test_skip_thought_units_cache_combine_skip_and_its_similarity_suite(results_
     assert asked["suite"] == [("combine-skip", ("raw uni-skip", "raw bi-skip", "our word2vec"), models.seed)]
     assert read_json(run.path("similarity_combine-skip.json")) == suite(0.0)  # read by chapter 03
     assert run.path("eval_combine-skip_no_expansion.json").is_file()
-    assert asked["neighbours"] == ["uni-skip", "bi-skip", "combine-skip"]
+    assert asked["neighbours"] == ["uni-skip", "bi-skip", "combine-skip"] and asked["search"] == ["combine-skip"]
     assert asked["twins"] == [["combine-skip"]]  # issue 44: its untrained twins, once combine-skip is complete
     assert asked["analogy"] == [("questions", 0),  # chapter 02's analogy claim: one question set for every seed
                                 ("combine-skip", ("raw uni-skip", "raw bi-skip", "our word2vec"))]
@@ -1097,7 +1099,66 @@ def test_skip_thought_units_cache_combine_skip_and_its_similarity_suite(results_
     for name in ("uni-skip", "bi-skip", "glove-bow"):
         again.unit(name, neighbours=False)
     assert asked_again == {"fit": [], "evaluate": [], "suite": [], "neighbours": [], "expansion": [],
-                           "analogy": [], "twins": [["combine-skip"]]}  # all cached (the twins' cache: its own test)
+                           "analogy": [], "twins": [["combine-skip"]], "search": []}  # all cached (the twins' cache: its own test)
+
+
+def test_the_searchable_explorer_is_a_unit_product_of_the_headline_encoders(results_dir, monkeypatch, capsys):
+    """Issue 69 item 8: combine-skip's neighbours of every pool sentence are stored by bi-skip's unit in the main run
+    (``search_combine-skip.json``, committed: the explorer is drawn again without the models), read back without
+    training, and drawn as the chapter's searchable explorer; a seed's run stores none, and one whose models are gone
+    notes it instead of training them."""
+    pool = [f"sentence {w} number {i}" for i, w in enumerate(["a", "ee", "iii", "oooo", "uu", "sss", "tt", "aeiou"])]
+
+    def chapter(run):
+        models, asked = skip_models(run, monkeypatch)
+        del models.products.search  # the real search, over a pool of eight
+        models.products.pool = (pool, pool[:2])
+        return models, asked
+
+    run = NotebookRun("01_skip_thoughts", "smoke")
+    models, asked = chapter(run)
+    assert models.search_explorer(sk.SEARCH_MODELS) is None  # nothing stored yet: nothing shown
+    models.unit("uni-skip")
+    assert not any(run.dir.glob("search_*"))
+    models.unit("bi-skip")
+    found = read_json(run.path("search_combine-skip.json"))
+    ids, cosines = np.array(found["ids"]), np.array(found["cosines"])
+    assert ids.shape == cosines.shape == (8, 5) and (ids != np.arange(8)[:, None]).all()  # never the sentence itself
+    assert (np.diff(cosines, axis=1) <= 0).all()  # best first
+    assert list(models.searches(["combine-skip", "uni-skip"])) == ["combine-skip"]
+    page = models.search_explorer(sk.SEARCH_MODELS)
+    assert page.data_file == results_dir / "explorer" / "explorer_01_skip_thoughts-smoke.js.gz"
+    assert "encoders: combine-skip." in page.data
+    seed_run = run.sibling(seed=1)
+    seed, _ = chapter(seed_run)
+    for name in sk.SEED_MODELS:
+        seed.unit(name, neighbours=False)
+    assert not any(seed_run.dir.glob("search_*"))
+    again, asked_again = chapter(NotebookRun("01_skip_thoughts", "smoke"))
+    again.unit("bi-skip")
+    assert asked_again["fit"] == [] and again.searches(sk.SEARCH_MODELS) == {"combine-skip": found}
+    run.path("search_combine-skip.json").unlink()
+    third, asked_third = chapter(NotebookRun("01_skip_thoughts", "smoke"))
+    assert third.search("combine-skip", sk.PARTS["combine-skip"]) is None and asked_third["fit"] == []
+    assert "search_combine-skip: needs uni-skip and bi-skip, not saved in smoke/" in capsys.readouterr().out
+
+
+def test_chapter_02s_main_units_store_the_search_of_uni_qt_and_mc_qt_only():
+    """Issue 69 item 8 in chapter 02: the units of its headline encoders (uni-QT, MC-QT) store their neighbours of
+    every pool sentence in the main run; the other models' units and every seed's (``neighbours=False``) do not."""
+    from reproducer.papers.quick_thoughts import chapter as qt
+
+    searched = []
+    fake = SimpleNamespace(sizes={}, classification=["MR"], curve_tasks=["MR"], record=lambda n: None,
+                           evaluated=lambda *a, **k: None, twins=lambda names: None, analogy=lambda *a: None,
+                           halfway=lambda *a: None, products=SimpleNamespace(neighbours=lambda n: None),
+                           search=lambda name: searched.append(name))
+    for name in qt.FAMILY:
+        qt.QuickThoughtModels.unit(fake, name)
+    assert searched == ["uni-QT", "MC-QT"] == list(qt.SEARCH_MODELS)
+    for name in qt.FAMILY:
+        qt.QuickThoughtModels.unit(fake, name, neighbours=False)
+    assert searched == ["uni-QT", "MC-QT"]
 
 
 def test_a_chapter_01_seed_answers_the_main_runs_analogy_questions_only_with_its_models_at_hand(results_dir,

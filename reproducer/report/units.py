@@ -71,6 +71,19 @@ class ModelProducts:
         return self.run.frame(f"neighbours_{slug(name)}{self.suffix}", lambda: neighbour_frame(
             [NeighbourIndex.build(self.encoder(name), self.pool[0], name=name)], self.pool[1], self.k))
 
+    def search(self, name: str, k: int = 5) -> dict:
+        """Every pool sentence's ``k`` nearest other pool sentences by model ``name``
+        (:func:`~reproducer.report.explorer.pool_neighbours`; cosines to 3 decimals): ``search_<name>.json``, the data
+        of the chapter's searchable explorer (:func:`~reproducer.report.explorer.search_explorer`), committed with the
+        results so the explorer is drawn again without the model."""
+        from reproducer.report.explorer import pool_neighbours
+
+        def compute():
+            found = pool_neighbours(NeighbourIndex.build(self.encoder(name), self.pool[0], name=name), k)
+            return {"ids": found["ids"].tolist(), "cosines": found["cosines"].round(3).tolist()}
+
+        return self.run.json(search_key(name, self.suffix), compute)
+
     def neighbour_table(self, names: list[str]) -> pd.DataFrame:
         """The neighbour rows of ``names`` together, in that order (the static explorer's input)."""
         return pd.concat([self.neighbours(n) for n in names], ignore_index=True)
@@ -264,6 +277,39 @@ class ChapterModels:
               f"{self.run.dir.name}/ (checkpoints are not committed): the next training answers the questions.")
         return None
 
+    def search(self, name: str, parts: tuple[str, ...] | None = None) -> dict | None:
+        """Every pool sentence's neighbours by encoder ``name`` (:meth:`ModelProducts.search`: ``search_<name>.json``).
+        Computed only when the trained models it is made of (``parts``, by default ``name`` itself) are at hand
+        without training; else ``None``, with a note (as :meth:`analogy`)."""
+        parts = (name,) if parts is None else parts
+        if self.run.reusable(f"{search_key(name, self.products.suffix)}.json") or self.at_hand(*parts):
+            return self.products.search(name)
+        note(f"{search_key(name, self.products.suffix)}: needs {' and '.join(parts)}, not saved in "
+              f"{self.run.dir.name}/ (checkpoints are not committed): the next training searches the pool.")
+        return None
+
+    def searches(self, names) -> dict[str, dict]:
+        """The stored :meth:`search` data of ``names`` (those cached under this run's key), by name: the searchable
+        explorer's models; computes nothing."""
+        return {n: read_json(self.run.path(f"{key}.json")) for n in names
+                if self.run.reusable(f"{(key := search_key(n, self.products.suffix))}.json")}
+
+    def search_explorer(self, names, note: str = ""):
+        """The chapter's searchable explorer (:func:`~reproducer.report.explorer.search_explorer`, key
+        ``<notebook>-<preset>``, its data in ``results/explorer/``) over every held-out pool sentence, for the
+        :meth:`searches` stored of ``names``; ``None`` (nothing shown) when none is stored."""
+        from reproducer.report.explorer import readable, search_explorer
+        from reproducer.results_store import results_root
+
+        found = self.searches(names)
+        if not found:
+            return None
+        pool = self.products.pool[0]
+        return search_explorer(pool, found, key=f"{self.run.notebook}-{self.run.preset}",
+                               folder=results_root() / "explorer", display=readable,
+                               note=note or f"Search all {len(pool):,} held-out sentences; top 5 neighbours of each "
+                               f"by cosine; encoders: {', '.join(found)}.")
+
     def halfway(self, evaluations: dict[str, tuple], analogies: dict[str, tuple[str, ...]] | None = None) -> None:
         """The products of some encoders at half their step budget (:meth:`at_half`), computed in a model's unit while
         the half-budget encoders exist (checkpoints are not committed): ``evaluations`` maps an encoder to ``(tasks,
@@ -372,6 +418,11 @@ def eval_key(name: str, suffix: str = "") -> str:
     """The file name (without ``.json``) of model ``name``'s evaluation: ``eval_<name><suffix>`` (``suffix``:
     :data:`HALF` for the model at half its step budget, ``"_untrained…"`` for its twin: :func:`twin_key`)."""
     return f"eval_{slug(name)}{suffix}"
+
+
+def search_key(name: str, suffix: str = "") -> str:
+    """The file name (without ``.json``) of model ``name``'s pool neighbours (:meth:`ModelProducts.search`)."""
+    return f"search_{slug(name)}{suffix}"
 
 
 def twin_key(name: str, vectors_name: str | None = None) -> str:

@@ -178,6 +178,8 @@ def size_figure(ours: pd.DataFrame, paper: pd.DataFrame):
 UNI_QT_F = "uni-QT f"
 #: The models whose neighbours (Table 5, the explorer) and analogy answers (Tables 6-7) the chapter shows.
 NEIGHBOUR_MODELS = ("uni-QT", "ST", "MC-QT", "glove-bow")
+#: The headline encoders whose neighbours of every held-out pool sentence the searchable explorer shows.
+SEARCH_MODELS = ("uni-QT", "MC-QT")
 ANALOGY_MODELS = ("uni-QT", "MC-QT", "ST", "glove-bow")
 #: The models of :class:`QuickThoughtModels` that train (``combine-QT`` and ``glove-bow`` are built from others).
 FAMILY = ("uni-QT", "ST", "bi-QT", "MC-QT", "BoW-QT")
@@ -325,7 +327,8 @@ class QuickThoughtModels(ChapterModels):
         resumes from the last finished unit): its training record; its evaluation (Table 9's sizes: the
         classification tasks only); after uni-QT, its input encoder f's on Figure 2's tasks; after bi-QT,
         combine-QT's; for :data:`TWINS`, their untrained twins' (every seed); for the explorer's models
-        (``neighbours``) and the analogies' models, their neighbours and analogy answers; then the evaluations (and
+        (``neighbours``) and the analogies' models, their neighbours and analogy answers (and for :data:`SEARCH_MODELS`
+        their neighbours of every pool sentence, :meth:`search`); then the evaluations (and
         MC-QT's analogy answers) of the same encoders at half the model's step budget (:meth:`halfway`)."""
         if name in (*FAMILY, *self.sizes):
             self.record(name)
@@ -337,6 +340,8 @@ class QuickThoughtModels(ChapterModels):
         self.twins([name])
         if neighbours and name in NEIGHBOUR_MODELS:
             self.products.neighbours(name)
+        if neighbours and name in SEARCH_MODELS:  # the searchable explorer over the whole pool (issue 69)
+            self.search(name)
         if name in ANALOGY_MODELS:
             self.analogy(name, () if name == "glove-bow" else None)
         if name in (*FAMILY, *self.sizes):

@@ -27,6 +27,8 @@ TRAINED = ("uni-skip", "bi-skip")
 SEED_MODELS = TRAINED
 #: The encoders of the neighbour table and the explorer.
 NEIGHBOUR_MODELS = (*ORDER, "glove-bow")
+#: The headline encoder whose neighbours of every held-out pool sentence the searchable explorer shows.
+SEARCH_MODELS = ("combine-skip",)
 #: The untrained baselines every seed evaluates: GloVe averaging (the neighbours' reference) and the average of our
 #: word2vec-300d, trained on the same corpus: the stand-in for Table 3's bag-of-words row (issue 68).
 BASELINES = ("glove-bow", "word2vec-bow")
@@ -142,7 +144,8 @@ class SkipThoughtModels(ChapterModels):
         after it trains and cached: its training record and evaluation; after uni-skip the vocabulary expansion,
         after bi-skip combine-skip's evaluations (with and without expansion), its similarity suite (read by
         chapter 03) and its analogy answers (read by chapter 02's analogy claim); with ``neighbours`` the neighbour
-        tables of the encoders it completes; then the evaluations and analogy answers of the encoders it completes at
+        tables of the encoders it completes (and combine-skip's neighbours of every pool sentence, :meth:`search`); then
+        the evaluations and analogy answers of the encoders it completes at
         half the step budget (:meth:`halfway`)."""
         if name in TRAINED:
             self.record(name)
@@ -159,6 +162,8 @@ class SkipThoughtModels(ChapterModels):
             self.analogy("combine-skip", PARTS["combine-skip"])
         for encoder in completes[name] if neighbours else ():
             self.products.neighbours(encoder)
+            if encoder in SEARCH_MODELS:  # the searchable explorer over the whole pool (issue 69)
+                self.search(encoder, PARTS[encoder])
         if name == "uni-skip":
             self.halfway({"uni-skip": (None, PARTS["uni-skip"])})
         if name == "bi-skip":
