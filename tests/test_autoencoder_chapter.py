@@ -475,6 +475,8 @@ def test_autoencoder_units_cache_what_the_chapter_shows_of_each_variant(data, ru
     models.data = AutoencoderData(short, data.source, seed=0, held_out_batches=2)  # toy data
     searched = []
     models.products.neighbours = lambda name: searched.append(name)
+    pooled = []  # issue 69: the searchable explorer's data, every pool sentence's neighbours (tested in test_chapter_units)
+    models.products.search = lambda name: pooled.append(name)
     models.unit("mean-max AAE")
     record = read_json(run.path("mean-max_AAE_training.json"))
     assert record["step"] == 2 and record["parameters"] > 0 and "z_mean" in record["held_out"]["attention"]
@@ -503,12 +505,12 @@ def test_autoencoder_units_cache_what_the_chapter_shows_of_each_variant(data, ru
     assert run.path("eval_mean-max_RAE.json").is_file() and not run.path("mean-max_RAE_untrained.json").exists()
     assert run.path("eval_mean-max_RAE_untrained.json").is_file()
     assert not run.path("eval_mean_AAE_untrained.json").exists()  # twins of the two mean-max models only
-    assert searched == ["mean-max AAE"]
+    assert searched == ["mean-max AAE"] and pooled == ["mean-max AAE"]  # the AAE's, in the main run only
     calls = len(no_sts)
     again = AutoencoderModels(NotebookRun("05_mean_max_aae", "smoke"), short, tasks=["MR", "STS14"], progress=False,
                               held_out_batches=2)
     again.data, again.fit = models.data, lambda name: pytest.fail(f"{name} trained again")
-    again.products.neighbours = lambda name: None
+    again.products.neighbours = again.products.search = lambda name: None
     for name in ("mean-max AAE", "mean AAE", "mean-max RAE"):
         again.unit(name)
     assert len(no_sts) == calls + 1  # only the RAE's untrained point (its STS14): its seed-like unit had its twin

@@ -165,7 +165,7 @@ def consensus(run, settings=None, **options):
 
     models = mv.ConsensusModels(run, settings or preset("consensus", "smoke"), groups=GROUPS, progress=False,
                                 **options)
-    asked = {"fit": [], "neighbours": []}
+    asked = {"fit": [], "neighbours": [], "search": []}
     Fitted = namedtuple("Fitted", "encoder module log")
 
     def fit(name, variant=None, config=None):  # trained once per kernel, as run.model does
@@ -181,6 +181,7 @@ def consensus(run, settings=None, **options):
     models.fit = fit
     models.rows = FakeRows()
     models.products.neighbours = lambda name: asked["neighbours"].append(name)
+    models.products.search = lambda name: asked["search"].append(name)
     return models, asked
 
 
@@ -206,6 +207,7 @@ def test_consensus_units_score_each_row_once_its_variants_are_trained(results_di
                                                                           models.settings.eval_config)]
     assert [n for n, _, _ in asked["fit"]] == list(mv.ORDER) and models.rows.cleared == len(mv.ORDER)
     assert asked["neighbours"] == ["MV ensemble", "ens(SV-f f, SV-g g)"]  # the Table 3 rows of NEIGHBOURS
+    assert asked["search"] == ["MV ensemble"]  # issue 69: its neighbours of every pool sentence, for the explorer
     assert read_json(run.path("SV-f_training.json"))["tau"] == 0.25  # each record with its learned τ
     assert run.path("eval_ens(SV-f_f,_SV-g_g).json").is_file() and run.path("eval_MV_ensemble.json").is_file()
     assert run.path("eval_MV_ensemble_untrained.json").is_file()
@@ -216,12 +218,44 @@ def test_consensus_units_score_each_row_once_its_variants_are_trained(results_di
     assert again.rows.evaluated == [] and asked_again["fit"] == []
 
 
+def test_consensus_units_score_the_rows_over_the_views_saved_at_half_the_budget(results_dir, monkeypatch, capsys):
+    """Issue 70 in chapter 04: each unit also scores the Table 3 rows it completes over the variants' views saved at
+    half their step budget (``eval_<row>_half.json``), never by training; the half view's evidence reads them, and
+    the untrained twin's row is shared (no budget); without the saved views a row is noted, not trained."""
+    from reproducer.evaluate.views import ROWS
+    from reproducer.results_store import model_files
+
+    run = NotebookRun("04_consensus", "smoke")
+    models, asked = consensus(run)
+    half_rows = FakeRows()
+    monkeypatch.setattr(mv, "RowEncoders", lambda viewset, rows: half_rows)
+    for name in mv.ORDER:
+        model_files(run.dir, name)["half"].parent.mkdir(parents=True, exist_ok=True)
+        model_files(run.dir, name)["half"].touch()
+        models.unit(name)
+    assert sorted(row for row, _ in half_rows.evaluated) == sorted(ROWS)  # each row once, over the half views
+    assert run.path("eval_MV_ensemble_half.json").is_file() and [n for n, _, _ in asked["fit"]] == list(mv.ORDER)
+    assert not run.path("eval_MV_ensemble_untrained_half.json").exists()
+    evidence = models.at_half().evidence(baselines=False)
+    assert evidence.results["MV f U"].main_scores()["STS12"] == list(ROWS).index("MV f") / 100
+    assert "MV ensemble (untrained) U" in evidence.results  # shared with the full budget
+    assert len(half_rows.evaluated) == len(ROWS)  # read, not scored again
+    for name in mv.ORDER:
+        model_files(run.dir, name)["half"].unlink()
+    run.path("eval_MV_f_half.json").unlink()
+    again, asked_again = consensus(NotebookRun("04_consensus", "smoke"))
+    again.unit("MV")
+    assert len(half_rows.evaluated) == len(ROWS) and asked_again["fit"] == []
+    assert "eval_MV_f_half.json: needs the half-budget views of MV, not saved in smoke/" in capsys.readouterr().out
+    assert "MV f U" not in again.at_half().evidence(baselines=False).results  # that budget lacks it: not read
+
+
 def test_consensus_seed_units_score_only_the_claim_rows(results_dir):
     models, asked = consensus(NotebookRun("04_consensus", "smoke"))
     for name in mv.SEED_MODELS:
         models.unit(name, rows=mv.CLAIM_ROWS, neighbours=False)
     assert sorted(row for row, _ in models.rows.evaluated) == sorted([*mv.CLAIM_ROWS, *mv.TWINS_OF_ROWS])  # + twin
-    assert [n for n, _, _ in asked["fit"]] == list(mv.SEED_MODELS) and asked["neighbours"] == []
+    assert [n for n, _, _ in asked["fit"]] == list(mv.SEED_MODELS) and asked["neighbours"] == asked["search"] == []
 
 
 def test_the_reading_unit_trains_the_three_runs_of_the_other_reading(results_dir, monkeypatch):
@@ -1149,13 +1183,14 @@ def test_chapter_02s_main_units_store_the_search_of_uni_qt_and_mc_qt_only():
     from reproducer.papers.quick_thoughts import chapter as qt
 
     searched = []
-    fake = SimpleNamespace(sizes={}, classification=["MR"], curve_tasks=["MR"], record=lambda n: None,
+    assert qt.QuickThoughtModels.SEARCH == ("uni-QT", "MC-QT")
+    fake = SimpleNamespace(SEARCH=qt.QuickThoughtModels.SEARCH, sizes={}, classification=["MR"], curve_tasks=["MR"], record=lambda n: None,
                            evaluated=lambda *a, **k: None, twins=lambda names: None, analogy=lambda *a: None,
                            halfway=lambda *a: None, products=SimpleNamespace(neighbours=lambda n: None),
                            search=lambda name: searched.append(name))
     for name in qt.FAMILY:
         qt.QuickThoughtModels.unit(fake, name)
-    assert searched == ["uni-QT", "MC-QT"] == list(qt.SEARCH_MODELS)
+    assert searched == ["uni-QT", "MC-QT"]
     for name in qt.FAMILY:
         qt.QuickThoughtModels.unit(fake, name, neighbours=False)
     assert searched == ["uni-QT", "MC-QT"]

@@ -166,6 +166,9 @@ class ChapterModels:
     #: in their embeddings.
     TWINS: tuple[str, ...] = ()
     WORD2VEC_TWINS: tuple[str, ...] = ()
+    #: The headline encoders whose neighbours of every held-out pool sentence the main run's units store for the
+    #: chapter's searchable explorer (:meth:`search`, :meth:`search_explorer`; issue 69).
+    SEARCH: tuple[str, ...] = ()
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
                  pool_size: int = 20000, n_queries: int = 10, extra_tasks: tuple[str, ...] | None = None,
@@ -244,13 +247,13 @@ class ChapterModels:
         run.settings(view.settings_record(), write=False)
         return view
 
-    def saved(self, name: str, fit: Callable[[str], object]):
+    def saved(self, name: str, fit: Callable[[str], object], **options):
         """Trained model ``name``'s encoder: this kernel's, its saved bundle, else ``fit(name).encoder`` (training it);
         in the :meth:`at_half` view its half-budget encoder, which nothing but training again makes: an error when it
-        is gone."""
+        is gone. ``options``: how a bundle is loaded (``view="all"``: a consensus model's views)."""
         if not self.half:
-            return self.run.encoder(name) or fit(name).encoder
-        encoder = self.run.half_encoder(name)
+            return self.run.encoder(name, **options) or fit(name).encoder
+        encoder = self.run.half_encoder(name, **options)
         if encoder is None:
             raise ReproducerError(f"{name}: its encoder at half its step budget is not saved in {self.run.dir.name}/"
                                   "checkpoints/ (checkpoints are not committed): only training it again makes it.")
@@ -294,14 +297,15 @@ class ChapterModels:
         return {n: read_json(self.run.path(f"{key}.json")) for n in names
                 if self.run.reusable(f"{(key := search_key(n, self.products.suffix))}.json")}
 
-    def search_explorer(self, names, note: str = ""):
+    def search_explorer(self, names=None, note: str = ""):
         """The chapter's searchable explorer (:func:`~reproducer.report.explorer.search_explorer`, key
         ``<notebook>-<preset>``, its data in ``results/explorer/``) over every held-out pool sentence, for the
-        :meth:`searches` stored of ``names``; ``None`` (nothing shown) when none is stored."""
+        :meth:`searches` stored of ``names`` (by default :data:`SEARCH`); ``None`` (nothing shown) when none is
+        stored."""
         from reproducer.report.explorer import readable, search_explorer
         from reproducer.results_store import results_root
 
-        found = self.searches(names)
+        found = self.searches(self.SEARCH if names is None else names)
         if not found:
             return None
         pool = self.products.pool[0]

@@ -12,6 +12,7 @@ from reproducer.data.fixed_vectors import FixedVectorData
 from reproducer.evaluate.harness import Results
 from reproducer.evaluate.training_curve import combined, held_out_loss
 from reproducer.evaluate.views import ROWS, ProjectionSnapshots, RowEncoders, curve_callback
+from reproducer.log import note
 from reproducer.papers.registry import family
 from reproducer.results_store import slug
 from reproducer.report.claims import Evidence, untrained
@@ -39,6 +40,11 @@ TWIN_ROWS = (TRANSFER_ROW,)
 TWINS_OF_ROWS = {untrained(row): [(untrained(v), view) for v, view in ROWS[row]] for row in TWIN_ROWS}
 
 
+def baseline_key(name: str) -> str:
+    """The file name (without ``.json``) of Table 4's baseline ``name`` scored on U (:meth:`ConsensusModels.baselines`)."""
+    return f"eval_baseline_{slug(name.split(' (')[0])}"
+
+
 class ConsensusModels(ChapterModels):
     """Chapter 04's variants by name, as units: each trained (or reloaded) at the preset ``settings`` with its held-out
     loss (and, for Figure 1's runs, U of each view) at the preset's evaluation points; Table 3's rows
@@ -48,6 +54,7 @@ class ConsensusModels(ChapterModels):
     family = "consensus"
     paper = PAPER
     EXTRA_TASKS = ()
+    SEARCH = ("MV ensemble",)
 
     def __init__(self, run, settings, *, groups: dict[str, list[str]], seed: int = 0, progress: bool = True,
                  pool_size: int = 20000, n_queries: int = 8):
@@ -106,7 +113,7 @@ class ConsensusModels(ChapterModels):
         twin = next((v for v in ORDER if untrained(v) == name), None)
         if twin:
             return self.twin_views(twin)
-        return self.run.encoder(name, view="all") or self.fit(name).encoder
+        return self.saved(name, self.fit, view="all")
 
     def twin_views(self, variant: str):
         """Variant ``variant``'s views at initialisation (:func:`~reproducer.untrained_twins.untrained_twin` from this
@@ -127,12 +134,25 @@ class ConsensusModels(ChapterModels):
             return word_average_encoder(self.data.vectors)
         return self.rows.encoder(name, "unsupervised")
 
+    def at_half(self) -> "ConsensusModels":
+        """These models at half their step budget (:meth:`~reproducer.report.units.ChapterModels.at_half`), Table 3's
+        rows over the variants' half-budget views (their own pooled-vector caches); rows stored as
+        ``eval_<row>_half.json``."""
+        view = super().at_half()
+        view.rows = RowEncoders(view.viewset, {**ROWS, **TWINS_OF_ROWS})
+        return view
+
+    def row_file(self, row: str) -> str:
+        """The file of row ``row``'s scores (:meth:`row`): ``eval_<row>.json``, ``eval_<row>_half.json`` at half the
+        budget."""
+        return f"eval_{row.replace(' ', '_')}{self.products.suffix}.json"
+
     def row(self, row: str) -> dict:
         """Row ``row`` of Table 3 scored on the groups at the preset's ``rows_config``, and for
         :data:`TRANSFER_ROW` on Table 6's tasks at its ``eval_config``
-        (:meth:`~reproducer.evaluate.views.RowEncoders.evaluate`, per-item outcomes kept): ``eval_<row>.json`` if
+        (:meth:`~reproducer.evaluate.views.RowEncoders.evaluate`, per-item outcomes kept): :meth:`row_file` if
         cached."""
-        return self.run.json(f"eval_{row.replace(' ', '_')}", lambda: self.rows.evaluate(
+        return self.run.json(self.row_file(row).removesuffix(".json"), lambda: self.rows.evaluate(
             row, self.groups, self.settings.rows_config, T6 if row == TRANSFER_ROW else (),
             self.settings.eval_config))
 
@@ -152,7 +172,8 @@ class ConsensusModels(ChapterModels):
             *(self.fit(f"{name} (other reading)", name, self.other).encoder for name in READING)))
 
     def baselines(self) -> dict[str, dict]:
-        """Table 4's baselines on our vectors scored on U (:data:`BASELINE_NAMES`)."""
+        """Table 4's baselines on our vectors scored on U (:data:`BASELINE_NAMES`; in a
+        :meth:`~reproducer.report.units.ChapterModels.stored_at` view those stored only)."""
         from reproducer.encoders.baselines import load_baseline
         from reproducer.encoders.bow import sif_encoder, word_average_encoder
         from reproducer.evaluate import evaluate, quick_look
@@ -161,16 +182,17 @@ class ConsensusModels(ChapterModels):
                 "word2vec SIF (ours)": lambda: sif_encoder(self.data.vectors, self.data.counts),
                 "GloVe-50d avg (ours)": lambda: load_baseline("glove-bow"),
                 "GloVe-50d SIF (ours)": lambda: load_baseline("sif-glove")}
-        return {name: self.run.json(f"eval_baseline_{slug(name.split(' (')[0])}", lambda m=make[name]: evaluate(
+        names = [n for n in BASELINE_NAMES if not self.stored_only or self.run.reusable(f"{baseline_key(n)}.json")]
+        return {name: self.run.json(baseline_key(name), lambda m=make[name]: evaluate(
             m(), self.groups["U"], quick_look(self.settings.eval_config), progress=False).to_json())
-            for name in BASELINE_NAMES}
+            for name in names}
 
     def unit(self, name: str, rows=None, neighbours: bool = True) -> None:
         """Everything the chapter shows of variant ``name`` (a variant of :data:`ORDER`, ``"reading"`` for the three
         runs of the other reading, ``"baselines"`` for Table 4's), computed right after it trains and cached: its
         training record; every row of ``rows`` (by default all of Table 3) whose variants are now all trained, and the
         untrained twin of each of them in :data:`TWIN_ROWS` (:meth:`twin_row`, every seed); with ``neighbours`` the
-        neighbour tables it completes."""
+        neighbour tables it completes (the MV ensemble's also of every pool sentence: :meth:`search`)."""
         if name == "reading":
             self.reading()
             return
@@ -189,8 +211,28 @@ class ConsensusModels(ChapterModels):
                     self.twin_row(row)
                 if neighbours and row in NEIGHBOURS:
                     self.products.neighbours(row)
+                if neighbours and row in self.SEARCH:  # the searchable explorer over the whole pool (issue 69)
+                    self.search(row, tuple(sorted(variants)))
+        self.halfway_rows(name, rows)
         self.rows.clear()
         self._twin_views.clear()
+
+    def halfway_rows(self, name: str, rows=None) -> None:
+        """Issue 70: the rows of ``rows`` (by default all of Table 3) that variant ``name`` completes, scored over the
+        variants' views saved at half their step budget (:meth:`at_half`), while those exist (checkpoints are not
+        committed); one not cached whose half-budget views are gone is left out, with a note."""
+        half = self.at_half()
+        done = set(ORDER[:ORDER.index(name) + 1])
+        for row, parts in ROWS.items():
+            variants = {v for v, _ in parts}
+            if not ((rows is None or row in rows) and name in variants and variants <= done):
+                continue
+            if self.run.reusable(half.row_file(row)) or self.run.has_half(*variants):
+                half.row(row)
+            else:
+                note(f"{half.row_file(row)}: needs the half-budget views of {' and '.join(sorted(variants))}, not "
+                     f"saved in {self.run.dir.name}/ (checkpoints are not committed): only training again makes them.")
+        half.rows.clear()
 
     def evidence(self, baselines: bool = True, rows: tuple[str, ...] = CLAIM_ROWS, earlier: dict | None = None):
         """This seed's :class:`~reproducer.report.claims.Evidence`: each of ``rows``' unsupervised results as
@@ -198,11 +240,14 @@ class ConsensusModels(ChapterModels):
         initialisation) as ``"<row> (untrained) U"`` and ``… S``, Table 4's baselines as ``"<name> U"``, and
         ``earlier``: other chapters' results of this seed by name (Table 5's Quick-Thoughts)."""
         results = dict(earlier or {})
-        records = {**{row: self.row(row) for row in rows},
-                   **{untrained(row): self.twin_row(row) for row in rows if row in TWIN_ROWS}}
+        if self.half or self.stored_only:  # the rows stored at that budget only (claims read where all are)
+            rows = tuple(r for r in rows if self.run.reusable(self.row_file(r)))
+        twins = [row for row in rows if row in TWIN_ROWS and (
+            not self.stored_only or self.run.reusable(f"{eval_key(untrained(row))}.json"))]
+        records = {**{row: self.row(row) for row in rows}, **{untrained(row): self.twin_row(row) for row in twins}}
         for row, record in records.items():
             results[f"{row} U"] = Results.from_json(record["unsupervised"])
             results[f"{row} S"] = Results.from_json(record["supervised"])
-        if baselines:
+        if baselines:  # untrained: the same at every budget (another run's view: those it stored)
             results.update({f"{n} U": Results.from_json(r) for n, r in self.baselines().items()})
         return Evidence(results, seed=self.seed)

@@ -211,6 +211,7 @@ class AutoencoderModels(ChapterModels):
     paper = PAPER
     EXTRA_TASKS = ()
     TWINS = CURVES  # fixed word2vec inputs: no second twin
+    SEARCH = ("mean-max AAE",)
 
     def __init__(self, run, settings, *, tasks: list[str], seed: int = 0, progress: bool = True,
                  pool_size: int = 20000, n_queries: int = 10, normalize_halves: bool = True,
@@ -269,7 +270,8 @@ class AutoencoderModels(ChapterModels):
         record and evaluation, and for the two mean-max models their untrained twin's evaluation (every seed: the
         book's claim that training beats it) and its evaluation at half its step budget (issue 70: while the encoder
         its training saved halfway exists); with ``neighbours`` (the main run, not the seeds' runs) also, for the
-        two mean-max models, their step-0 curve point and neighbour tables, and after the mean-max AAE Figure 2's
+        two mean-max models, their step-0 curve point and neighbour tables (the mean-max AAE's also of every pool
+        sentence, :meth:`~reproducer.report.units.ChapterModels.search`), and after the mean-max AAE Figure 2's
         attention."""
         self.record(name)
         self.evaluated(name)
@@ -278,5 +280,7 @@ class AutoencoderModels(ChapterModels):
         if name in CURVES and neighbours:
             self.untrained(name)
             self.products.neighbours(name)
+        if name in self.SEARCH and neighbours:  # the searchable explorer over the whole pool (issue 69)
+            self.search(name)
         if name == "mean-max AAE" and neighbours:
             self.attention()

@@ -209,6 +209,7 @@ class QuickThoughtModels(ChapterModels):
     #: The untrained twins (issue 44): uni-QT's (also with our word2vec in its learned embeddings) and MC-QT's (its
     #: fixed GloVe channel as it is, the learned one at its draw).
     TWINS, WORD2VEC_TWINS = ("uni-QT", "MC-QT"), ("uni-QT",)
+    SEARCH = SEARCH_MODELS
 
     def __init__(self, run, settings, curve_tasks: list[str], *, tasks: list[str] | None = None, seed: int = 0,
                  progress: bool = True, pool_size: int = 20000, n_queries: int = 10):
@@ -340,7 +341,7 @@ class QuickThoughtModels(ChapterModels):
         self.twins([name])
         if neighbours and name in NEIGHBOUR_MODELS:
             self.products.neighbours(name)
-        if neighbours and name in SEARCH_MODELS:  # the searchable explorer over the whole pool (issue 69)
+        if neighbours and name in self.SEARCH:  # the searchable explorer over the whole pool (issue 69)
             self.search(name)
         if name in ANALOGY_MODELS:
             self.analogy(name, () if name == "glove-bow" else None)

@@ -47,6 +47,7 @@ class SkipThoughtModels(ChapterModels):
     paper = PAPER
     #: The untrained twins (issue 44): combine-skip's, with random word embeddings and with our word2vec in them.
     TWINS = WORD2VEC_TWINS = ("combine-skip",)
+    SEARCH = SEARCH_MODELS
     #: STS14, and the tasks chapter 05's Table 1 reads for combine-skip (SST-2, SICK-E)
     EXTRA_TASKS = ("STS14", "SST2", "SICK-E")
     #: Every seed answers the same analogy questions (mined from the training corpus with seed 0), as Logeswaran &
@@ -162,7 +163,7 @@ class SkipThoughtModels(ChapterModels):
             self.analogy("combine-skip", PARTS["combine-skip"])
         for encoder in completes[name] if neighbours else ():
             self.products.neighbours(encoder)
-            if encoder in SEARCH_MODELS:  # the searchable explorer over the whole pool (issue 69)
+            if encoder in self.SEARCH:  # the searchable explorer over the whole pool (issue 69)
                 self.search(encoder, PARTS[encoder])
         if name == "uni-skip":
             self.halfway({"uni-skip": (None, PARTS["uni-skip"])})
