@@ -666,7 +666,8 @@ def products(monkeypatch):
 
     def sts_pool(n_queries, seed=0, limit=None):
         calls.append(("pool", n_queries, limit))
-        return ["a cat sat", "the dog ran", "it is out", "so it is", "a eel"], ["a cat ran", "it is so"][:n_queries]
+        return (["a cat sat", "the dog ran", "it is out", "so it is", "a eel", "the eel sat", "a dog is out"],
+                ["a cat ran", "it is so"][:n_queries])
 
     def similarity_suite(encoder, seed=0, config="paper"):
         calls.append(("suite", encoder.name, seed))
@@ -707,6 +708,10 @@ def test_paraphrase_units_train_pp_first_and_cache_what_the_constants_name(resul
     assert [c[1] for c in products if c[0] == "bins"] == [["PP"], ["LSTM (no o.g.)"], ["LSTM (o.g.)"]]
     neighbours = sorted(p.name for p in t.run.dir.glob("neighbours_*.csv"))
     assert neighbours == ["neighbours_LSTM__no_o.g._.csv", "neighbours_PP.csv"]  # EXPLORER's trained models
+    # issue 69: PP's and the LSTM's neighbours of every sentence of the chapter's own pool (the STS sentences)
+    searched = sorted(p.name for p in t.run.dir.glob("search_*.json*"))
+    assert searched == ["search_LSTM_no_o.g..json", "search_PP.json"]
+    assert len(read_json(t.run.path("search_PP.json"))["ids"]) == len(t.pool[0])
     assert [c for c in products if c[0] == "pool"] == [("pool", 2, None)]  # the pool is built once, then reused
     assert sorted(c[1] for c in t.calls if c[0] == "chosen") == ["LSTM (no o.g.)", "LSTM (o.g.)", "PP"]
     assert sum(c[0] == "table8" for c in t.calls) == 1 and len(t.grid_table()) == 4 + 4 * 6

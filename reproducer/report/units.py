@@ -33,15 +33,18 @@ class ModelProducts:
     ``encoder(name)`` gives a model's encoder (training it when needed): it is called only for a product that is not
     cached. ``tasks`` and ``eval_config``: the evaluation; ``pool_size``, ``n_queries``: the neighbour search among
     held-out sentences (``corpus_config``'s held-out books); ``seed`` picks them, and the analogy questions unless
-    ``question_seed`` is given (the same questions for every training seed). ``suffix`` ends the name of every
+    ``question_seed`` is given (the same questions for every training seed); ``pool_source``, when given, makes the
+    ``(pool, queries)`` instead (chapter 03 searches the STS sentences). ``suffix`` ends the name of every
     product of a model (``eval_<name><suffix>``, ...; ``"_half"``: the models at half their step budget,
     :meth:`ChapterModels.at_half`); an evaluation given its own ``key`` (an untrained twin's) and the analogy questions
     are shared."""
 
     def __init__(self, run, encoder: Callable[[str], object], *, tasks: list[str], eval_config: str,
                  corpus_config=None, pool_size: int = 20000, n_queries: int = 10, k: int = 5, seed: int = 0,
-                 question_seed: int | None = None, suffix: str = ""):
+                 question_seed: int | None = None, suffix: str = "",
+                 pool_source: Callable[[], tuple[list[str], list[str]]] | None = None):
         self.run, self.encoder, self.tasks, self.eval_config = run, encoder, list(tasks), eval_config
+        self.pool_source = pool_source
         self.suffix = suffix
         self.corpus_config, self.pool_size, self.n_queries, self.k, self.seed = (corpus_config, pool_size, n_queries,
                                                                                  k, seed)
@@ -63,6 +66,8 @@ class ModelProducts:
         """``(pool, queries)``: held-out sentences searched and the queries (:func:`~reproducer.report.explorer.held_out_pool`)."""
         from reproducer.report.explorer import held_out_pool
 
+        if self.pool_source is not None:
+            return self.pool_source()
         return held_out_pool(self.pool_size, self.n_queries, config=self.corpus_config, seed=self.seed)
 
     def neighbours(self, name: str) -> pd.DataFrame:

@@ -121,6 +121,7 @@ class ParaphraseModels(ChapterModels):
     family = "paraphrastic"
     paper = PAPER
     EXTRA_TASKS = ()
+    SEARCH = ("PP", "LSTM (no o.g.)")
 
     def __init__(self, run, settings, *, data, figure_epochs: int = 3, supervised_epochs: int = 1, n_queries: int = 8,
                  choices: dict | None = None):
@@ -129,6 +130,7 @@ class ParaphraseModels(ChapterModels):
         super().__init__(run, settings, tasks=tasks, seed=run.seed, progress=not smoke, n_queries=n_queries,
                          eval_config=config)
         self.pairs, self.vectors = data.pairs, data.vectors
+        self.products.pool_source = lambda: self.pool  # the searchable explorer searches the STS sentences too
         self.figure_epochs, self.supervised_epochs, self.choices = figure_epochs, supervised_epochs, choices
         self.runs: dict = {}
         self.best: dict = {}
@@ -173,7 +175,7 @@ class ParaphraseModels(ChapterModels):
     def unit(self, name: str, explorer: bool = True) -> None:
         """Everything the chapter shows of model ``name``, right after it trains, cached: its grid (PP first: the
         others take PP's choice) and the chosen configuration; for Table 7's models their length bins; for the
-        explorer's (``explorer``) their neighbours; for PP the word-level analyses (Table 8, section 6); for
+        explorer's (``explorer``) their neighbours (PP's and the LSTM's of every pool sentence too: :meth:`search`); for PP the word-level analyses (Table 8, section 6); for
         :data:`TWINS` (every seed) the transfer scores and their untrained twins' (issue 44). ``name``
         ``"baselines"``: the baselines' similarity suites and the initial vectors' length bins and neighbours."""
         if name == "baselines":
@@ -193,6 +195,8 @@ class ParaphraseModels(ChapterModels):
             self.length_bins(model)
         if explorer and model in EXPLORER:
             self.neighbours(model)
+        if explorer and model in self.SEARCH:  # the searchable explorer over the whole pool (issue 69)
+            self.search(model)
         if name in TWINS:  # every seed: the book's own claim that training beats the twin (issue 44)
             self.transfer(name)
             self.twin_results(name)
