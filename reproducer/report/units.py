@@ -76,15 +76,15 @@ class ModelProducts:
         return self.run.frame(f"neighbours_{slug(name)}{self.suffix}", lambda: neighbour_frame(
             [NeighbourIndex.build(self.encoder(name), self.pool[0], name=name)], self.pool[1], self.k))
 
-    def search(self, name: str, k: int = 5) -> dict:
-        """Every pool sentence's ``k`` nearest other pool sentences by model ``name``
+    def search(self, name: str) -> dict:
+        """Every pool sentence's :attr:`k` nearest other pool sentences by model ``name``
         (:func:`~reproducer.report.explorer.pool_neighbours`; cosines to 3 decimals): ``search_<name>.json``, the data
         of the chapter's searchable explorer (:func:`~reproducer.report.explorer.search_explorer`), committed with the
         results so the explorer is drawn again without the model."""
         from reproducer.report.explorer import pool_neighbours
 
         def compute():
-            found = pool_neighbours(NeighbourIndex.build(self.encoder(name), self.pool[0], name=name), k)
+            found = pool_neighbours(NeighbourIndex.build(self.encoder(name), self.pool[0], name=name), self.k)
             return {"ids": found["ids"].tolist(), "cosines": found["cosines"].round(3).tolist()}
 
         return self.run.json(search_key(name, self.suffix), compute)
