@@ -246,7 +246,7 @@ def test_consensus_units_score_the_rows_over_the_views_saved_at_half_the_budget(
     again, asked_again = consensus(NotebookRun("04_consensus", "smoke"))
     again.unit("MV")
     assert len(half_rows.evaluated) == len(ROWS) and asked_again["fit"] == []
-    assert "eval_MV_f_half.json: needs the half-budget views of MV, not saved in smoke/" in capsys.readouterr().out
+    assert "eval_MV_f_half: needs the half-budget views of MV, not saved in smoke/" in capsys.readouterr().out
     assert "MV f U" not in again.at_half().evidence(baselines=False).results  # that budget lacks it: not read
 
 

@@ -269,6 +269,17 @@ class ChapterModels:
         the :meth:`at_half` view: their half-budget encoders saved)."""
         return self.run.has_half(*names) if self.half else self.run.has_model(*names)
 
+    def obtainable(self, key: str, parts, then: str, needs: str = "") -> bool:
+        """Whether product ``key`` (a results file's name without ``.json``) can be had without training: cached under
+        this run's key, or the trained models ``parts`` it is made of :meth:`at_hand`. If not, a note says what it
+        ``needs`` (``"the half-budget encoders of "``…) and ``then`` what would make it: a cached unit whose
+        checkpoints are gone (they are not committed) leaves that product out rather than training again."""
+        if self.run.reusable(f"{key}.json") or self.at_hand(*parts):
+            return True
+        note(f"{key}: needs {needs}{' and '.join(parts)}, not saved in {self.run.dir.name}/ (checkpoints are not "
+             f"committed): {then}")
+        return False
+
     def settings_record(self) -> dict:
         raise NotImplementedError
 
@@ -279,10 +290,9 @@ class ChapterModels:
         saved): a cached unit whose checkpoints are gone answers nothing, and ``None`` is returned, with a note."""
         parts = (name,) if parts is None else parts
         self.products.questions(lambda: self.corpus.sentences)  # first forget answers to another seed's questions
-        if self.run.reusable(f"analogy_{slug(name)}{self.products.suffix}.json") or self.at_hand(*parts):
+        if self.obtainable(f"analogy_{slug(name)}{self.products.suffix}", parts, "the next training answers the "
+                           "questions."):
             return self.products.analogy(name, lambda: self.corpus.sentences)
-        note(f"analogy_{slug(name)}{self.products.suffix}: needs {' and '.join(parts)}, not saved in "
-              f"{self.run.dir.name}/ (checkpoints are not committed): the next training answers the questions.")
         return None
 
     def search(self, name: str, parts: tuple[str, ...] | None = None) -> dict | None:
@@ -290,10 +300,8 @@ class ChapterModels:
         Computed only when the trained models it is made of (``parts``, by default ``name`` itself) are at hand
         without training; else ``None``, with a note (as :meth:`analogy`)."""
         parts = (name,) if parts is None else parts
-        if self.run.reusable(f"{search_key(name, self.products.suffix)}.json") or self.at_hand(*parts):
+        if self.obtainable(search_key(name, self.products.suffix), parts, "the next training searches the pool."):
             return self.products.search(name)
-        note(f"{search_key(name, self.products.suffix)}: needs {' and '.join(parts)}, not saved in "
-              f"{self.run.dir.name}/ (checkpoints are not committed): the next training searches the pool.")
         return None
 
     def searches(self, names) -> dict[str, dict]:
@@ -326,12 +334,9 @@ class ChapterModels:
         parts. One not cached whose parts' half-budget encoders are gone is left out, with a note."""
         half = self.at_half()
         for name, (tasks, parts) in evaluations.items():
-            key = eval_key(name, half.products.suffix)
-            if self.run.reusable(f"{key}.json") or half.at_hand(*parts):
+            if half.obtainable(eval_key(name, half.products.suffix), parts, "only training again makes them.",
+                               needs="the half-budget encoders of "):
                 half.evaluated(name, tasks)
-            else:
-                note(f"{key}: needs the half-budget encoders of {' and '.join(parts)}, not saved in "
-                      f"{self.run.dir.name}/ (checkpoints are not committed): only training again makes them.")
         for name, parts in (analogies or {}).items():
             half.analogy(name, parts)
 

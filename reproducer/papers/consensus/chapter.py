@@ -12,7 +12,6 @@ from reproducer.data.fixed_vectors import FixedVectorData
 from reproducer.evaluate.harness import Results
 from reproducer.evaluate.training_curve import combined, held_out_loss
 from reproducer.evaluate.views import ROWS, ProjectionSnapshots, RowEncoders, curve_callback
-from reproducer.log import note
 from reproducer.papers.registry import family
 from reproducer.results_store import slug
 from reproducer.report.claims import Evidence, untrained
@@ -227,11 +226,9 @@ class ConsensusModels(ChapterModels):
             variants = {v for v, _ in parts}
             if not ((rows is None or row in rows) and name in variants and variants <= done):
                 continue
-            if self.run.reusable(half.row_file(row)) or self.run.has_half(*variants):
+            if half.obtainable(half.row_file(row).removesuffix(".json"), sorted(variants),
+                               "only training again makes them.", needs="the half-budget views of "):
                 half.row(row)
-            else:
-                note(f"{half.row_file(row)}: needs the half-budget views of {' and '.join(sorted(variants))}, not "
-                     f"saved in {self.run.dir.name}/ (checkpoints are not committed): only training again makes them.")
         half.rows.clear()
 
     def evidence(self, baselines: bool = True, rows: tuple[str, ...] = CLAIM_ROWS, earlier: dict | None = None):
