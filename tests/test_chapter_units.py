@@ -574,6 +574,7 @@ def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
 
 # === chapter 03: reproducer.papers.paraphrastic.chapter, paraphrase_claims ===========================================
 
+from reproducer.files import stored_json  # noqa: E402
 from reproducer.papers.paraphrastic import claims as pc  # noqa: E402
 from reproducer.papers.paraphrastic import chapter as pt  # noqa: E402
 from reproducer.papers.paraphrastic.chapter import VARIANTS  # noqa: E402
@@ -616,7 +617,15 @@ class UnitTraining(pt.ParaphraseModels):
         return pd.DataFrame({"word": queries})
 
     def transfer(self, name):
-        return self.run.json(f"eval_{name}", lambda: self.calls.append(("transfer", name)) or {"encoder": name})
+        suffix = self.products.suffix  # at half the budget: eval_PP_half
+        return self.run.json(f"eval_{name}{suffix}", lambda: self.calls.append(("transfer", name + suffix))
+                             or {"encoder": name})
+
+    def half_chosen(self, name):  # once per kernel, as the real one
+        if name not in self._half:
+            self.calls.append(("half", name))
+            self._half[name] = Stub(f"{name} (half)")
+        return self._half[name]
 
     def twin_results(self, name):
         return self.run.json(f"eval_{name}_untrained", lambda: self.calls.append(("twin", name)) or {"encoder": name})
@@ -646,6 +655,8 @@ class UnitTraining(pt.ParaphraseModels):
 VARIANT_MEANS = {"PP": 60.0, "proj": 59.0, "DAN": 57.0, "RNN": 40.0, "iRNN": 58.0, "LSTM (no o.g.)": 55.0,
                  "LSTM (o.g.)": 50.0}
 BASELINE_MEANS = {"GloVe": 45.0, "initial vectors": 50.0}
+#: The same at half the step budget (UnitTraining.half_chosen's encoders): 5 points lower.
+HALF_MEANS = {f"{n} (half)": m - 5 for n, m in VARIANT_MEANS.items()}
 
 
 @pytest.fixture()
@@ -671,7 +682,7 @@ def products(monkeypatch):
 
     def similarity_suite(encoder, seed=0, config="paper"):
         calls.append(("suite", encoder.name, seed))
-        return pd.DataFrame(suite(BASELINE_MEANS[encoder.name] - 25, test=20.0))
+        return pd.DataFrame(suite({**BASELINE_MEANS, **HALF_MEANS}[encoder.name] - 25, test=20.0))
 
     monkeypatch.setattr(st, "length_bin_frame", length_bin_frame)
     monkeypatch.setattr(st, "sts_pool", sts_pool)
@@ -811,6 +822,57 @@ def test_the_claims_seeds_train_the_main_runs_choices_and_forget_what_another_ch
     assert "PP: chosen configuration now 'MIX, λw=1e-05' (was 'MAX, λw=1e-05'): figure1.json" in capsys.readouterr().out
     with pytest.raises(ReproducerError, match="not in its grid"):
         training(planned.run, choices={**choices, "DAN": "MIX, lr=9"}).train_grid(explorer=False)
+
+
+def test_paraphrase_claims_are_read_at_half_the_budget_and_from_a_stored_run(results_dir, products, monkeypatch):
+    """Issue 70, chapter 03: the half view scores each chosen configuration at half its step budget into its own
+    ``_half`` products (the baselines and the untrained twins are shared) and leaves Figure 1 and Table 5 out (they do
+    not depend on the budget); a stored view of another preset reads what that run stored, under its own choices,
+    computing and writing nothing; the claims then have a trend over the budgets."""
+    import reproducer.evaluate.length_bins as length_bins
+    import reproducer.evaluate.similarity as similarity
+    from reproducer.papers.registry import preset
+    from reproducer.report.trend import trend_rows
+
+    level = lambda name: {**VARIANT_MEANS, **HALF_MEANS, "initial vectors": 50.0}.get(name, 40.0)  # noqa: E731
+    monkeypatch.setattr(similarity, "pavlick_test_score", lambda encoder, config="paper": {
+        "spearman": level(encoder.name), "replicates": [level(encoder.name) + d for d in (-1.0, 0.0, 1.0)]})
+    monkeypatch.setattr(length_bins, "sts_pairs", lambda years=None: pd.DataFrame())
+    monkeypatch.setattr(length_bins, "length_bin_replicates", lambda encoder, pairs: {
+        "0-10": {"pearson": level(encoder.name), "replicates": [level(encoder.name)] * 3}})
+    quick = training(NotebookRun("03_paraphrastic", "quick"))
+    quick.declare()  # its results under the key a stored view of it expects
+    quick.train_grid(explorer=False)
+    quick.unit("baselines", explorer=False)
+    quick.replicated_scores()
+    t = training(NotebookRun("03_paraphrastic", "default"))
+    t.train_grid(explorer=False)
+    t.unit("baselines", explorer=False)
+    full = Evidence({n: t.transfer(n) for n in pt.TWINS}, samples=pc.suite_samples(t.claim_suites(DATASETS), DATASETS),
+                    replicated=t.replicated_scores())
+    before = len(t.calls)
+    half = t.at_half().along_evidence(DATASETS)
+    new = t.calls[before:]
+    assert sorted(c[1] for c in new if c[0] == "half") == sorted(VARIANTS)  # every chosen model, once
+    assert ("transfer", "PP_half") in new and not any(c[0] in ("figure1", "supervised", "twin") for c in new)
+    assert half.score("PP", "T2") == 55.0 and full.score("PP", "T2") == 60.0  # the half-budget encoder's suite
+    assert half.score("initial vectors", "T2") == 50.0  # a baseline: the same at every budget
+    for file in ("suite_PP_half.json", "in_domain_PP_half.json", "length_replicates_PP_half.json", "eval_PP_half.json"):
+        assert stored_json(t.run.path(file)) is not None, file
+    assert stored_json(t.run.path("in_domain_initial_vectors_half.json")) is None  # shared with the full models
+    again = t.at_half()
+    again.calls = []
+    assert again.along_evidence(DATASETS).score("PP", "T2") == 55.0 and again.calls == []  # read back
+    files = sorted(quick.run.dir.rglob("*"))
+    stored = t.stored_at("quick", preset("paraphrastic", "quick"))
+    stored.calls = []
+    at_quick = stored.along_evidence(DATASETS)
+    assert stored.calls == [] and sorted(quick.run.dir.rglob("*")) == files  # read only
+    assert at_quick.score("PP", "T2") == 60.0 and at_quick.score("initial vectors", "T2") == 50.0
+    rows = trend_rows(pc.paraphrase_claims()[3:4] + pc.supervised_claims(list(pt.SUPERVISED))[:1],
+                      {1010: [full], 505: [half], 200: [at_quick]})
+    assert rows[0]["budgets"] and [b["steps"] for b in rows[0]["budgets"]] == [200, 505, 1010]
+    assert rows[1]["direction"] == "not read"  # Table 5: at one budget only
 
 
 def test_table5_evidence_gathers_each_supervised_run_with_its_replicates_from_the_cached_units(results_dir, products):

@@ -119,3 +119,48 @@ def test_training_steps_lists_the_models_whose_seeds_disagree(tmp_path):
     assert set(steps.preset) == {"default"} and (steps.seconds == 1.5).all()
     assert unequal_steps(steps).model.tolist() == ["bi-QT"] * 3
     assert unequal_steps(steps[steps.model == "uni-QT"]).empty
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,label", [("PP", "MIX, λw=1e-08"), ("LSTM (o.g.)", "MAX, lr=0.005")])
+def test_a_chosen_paraphrase_model_at_half_its_budget_is_its_runs_halfway_encoder(tmp_path, monkeypatch, name, label):
+    """Chapter 03 at half its budget (issue 70): a chosen configuration's encoder saved halfway by its grid run, and
+    the same configuration trained again as a run of its own to half the steps (what a seed whose checkpoints are gone
+    gets), encode alike — AdaGrad at a constant rate, batches and MIX negatives drawn by step — and differ from the
+    full run's."""
+    import numpy as np
+
+    from reproducer.checkpoints import half_budget_bundle
+    from reproducer.data.pairs import TrainingPair
+    from reproducer.data.training_data import TrainingData
+    from reproducer.data.vectors import WordVectors
+    from reproducer.papers.paraphrastic import chapter as pt
+    from reproducer.papers.registry import preset
+    from reproducer.results_store import NotebookRun
+
+    monkeypatch.setenv("REPRODUCER_RESULTS_DIR", str(tmp_path))
+    rng = np.random.default_rng(0)
+    vectors = WordVectors([f"w{i}" for i in range(30)], rng.normal(size=(30, 6)).astype(np.float32))
+    pairs = [TrainingPair(f"w{i} w{i + 1} new{i}", f"w{i + 1} w{i}", 4.0, "ppdb-wiki") for i in range(20)]
+    data = TrainingData(pairs=pairs, vectors=vectors)
+    settings = preset("paraphrastic", "smoke", batch_size=5, max_steps=8)
+    overrides = pt.grid(name, "MIX, λw=1e-08")[label] if name != "PP" else pt.PP_GRID[label]
+
+    def models():
+        m = pt.ParaphraseModels(NotebookRun("03_paraphrastic", "smoke"), settings, data=data)
+        m.best = {name: {"config": label, "overrides": overrides}}
+        return m
+
+    first = models()
+    full = first.fit(name, label, overrides).encoder  # the grid run: saves its encoder halfway
+    saved = half_budget_bundle(first.grid_checkpoint(name, label))
+    assert saved.is_file()
+    halfway = first.half_chosen(name)
+    saved.unlink()  # its checkpoints gone: the configuration is trained again, to half the steps
+    again = models()
+    trained = again.half_chosen(name)
+    assert again.grid_checkpoint(name, label, half=True).is_file() and trained.name == halfway.name == name
+    sentences = ["w1 w2 new1", "w9 w3", "w4"]
+    np.testing.assert_array_equal(trained.encode(sentences), halfway.encode(sentences))
+    assert not np.allclose(trained.encode(sentences), full.encode(sentences))
+    assert again.half_chosen(name) is trained  # once per kernel

@@ -166,3 +166,23 @@ def test_check_reads_each_claim_along_its_training():
     shown = claim_table(rows).data
     assert "trend" in shown and "slope" not in shown  # the text shown, the raw numbers kept for the scorecard
     assert "trend" not in check(claims, main[0], main)  # without along: the rows as before
+
+
+def test_a_claim_that_does_not_depend_on_the_budget_is_not_read_along_it():
+    """A claim whose ``budget_free`` says why its quantity does not depend on the steps (chapter 03's Table 5 and
+    Figure 1) is not read along training, whatever its evidence, and its row gives the reason."""
+    from dataclasses import replace
+
+    from reproducer.papers.paraphrastic import claims as pc
+    from reproducer.report.claims import Claim, Evidence
+    from reproducer.report.trend import NOT_READ, trend_rows
+
+    claim = Claim("a fixed quantity", lambda ev, r: np.full(1000, 1.0) if r else 1.0)
+    budgets = {100: [Evidence({})], 200: [Evidence({})], 400: [Evidence({})]}
+    assert trend_rows([claim], budgets)[0]["direction"] == "flat"
+    row = trend_rows([replace(claim, budget_free="trained for its own epochs")], budgets)[0]
+    assert row["direction"] == NOT_READ and row["trend"] == "not read along training: trained for its own epochs"
+    supervised = pc.supervised_claims(["PP", "DAN", "LSTM (o.g.)"])
+    assert supervised and all(c.budget_free == pc.SUPERVISED_BUDGET for c in supervised)
+    figure1 = pc.figure1_claims([50, 100, 200])
+    assert [bool(c.budget_free) for c in figure1] == [True, True, True, False]  # section 6's share reads PP itself

@@ -175,6 +175,10 @@ class Claim:
     #: What the bootstrap resamples, as the row's noise names it: test items, or the datasets of a similarity suite
     #: whose mean over datasets is the score (Wieting et al.'s Table 2).
     resampled: str = "test items"
+    #: Why the quantity does not depend on the training steps the chapter's claims are read along (issue 70), where it
+    #: does not (a model trained for its own epochs whatever the step budget): such a claim is not read along training,
+    #: and its row says why (:func:`~reproducer.report.trend.trend_rows`).
+    budget_free: str = ""
 
 
 def check(claims: list[Claim], evidence: Evidence, seeds: list[Evidence] | None = None,

@@ -162,10 +162,13 @@ def trend_rows(claims: list, budgets: dict[int, list], resamples: int = 1000, ho
     evidence), as the rows the claims tables and the scorecard JSON carry: ``claim``, ``trend`` (:func:`trend_text`),
     ``direction``, ``slope``, ``low``, ``high``, ``crossing``, ``crossing note`` and ``budgets``. A claim whose
     quantity cannot be read at some budget (a number that budget's evidence has not got, e.g. a timing measured once)
-    gets the direction ``"not read"`` and the reason, instead of a trend over fewer budgets than the others."""
+    gets the direction ``"not read"`` and the reason, instead of a trend over fewer budgets than the others; so does
+    a claim whose quantity does not depend on the budget (its ``budget_free`` reason)."""
     rows = []
     for claim in claims:
         try:
+            if claim.budget_free:
+                raise ReproducerError(claim.budget_free)
             trend = claim_trend(claim, budgets, resamples, horizon)
         except (KeyError, ValueError, ReproducerError) as missing:
             rows.append({"claim": claim.claim, "trend": f"not read along training: {missing}", "direction": NOT_READ,

@@ -44,7 +44,7 @@ from reproducer.papers.paraphrastic.tables import (
 )
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 from reproducer.report.tables import paper_table
-from reproducer.report.units import ChapterModels, seed_siblings
+from reproducer.report.units import ChapterModels, eval_key, seed_siblings, twin_key
 from reproducer.runtime import default_device
 
 PAPER = registry.paper("wieting2016")  # this chapter's declaration (reproducer/papers/paraphrastic/__init__.py)
@@ -136,6 +136,7 @@ class ParaphraseModels(ChapterModels):
         self.best: dict = {}
         self.pp_choice: str | None = None
         self._fitted: dict = {}
+        self._half: dict = {}  # model -> its chosen configuration's encoder at half the step budget (issue 70)
         self._supervised_data: dict = {}
 
     @classmethod
@@ -277,11 +278,42 @@ class ParaphraseModels(ChapterModels):
     def data(self, pairs: list | None = None):
         return TrainingData(pairs=self.pairs if pairs is None else pairs, vectors=self.vectors)
 
+    def grid_checkpoint(self, name: str, label: str, half: bool = False):
+        """Where configuration ``label`` of ``name`` trains: ``checkpoints/<model>__<label>.train.pt`` (``half``:
+        ``…__half.train.pt``, its own run to half the step budget: :meth:`half_chosen`)."""
+        return self.run.path(f"checkpoints/{file_key(name)}__{file_key(label)}{'__half' if half else ''}.train.pt")
+
+    def half_chosen(self, name: str):
+        """Issue 70: the encoder of ``name``'s chosen configuration at half the step budget, named ``name``: the one
+        its grid run saved halfway (:func:`~reproducer.checkpoints.half_budget_bundle`) when that run trained in this
+        folder, else the configuration trained again, as a run of its own, to half the budget
+        (:meth:`grid_checkpoint` with ``half``). The two are the same encoder: AdaGrad at a constant rate, batches
+        and negatives drawn by step (a test checks it), so a seed whose checkpoints are gone is read at half its
+        budget for half its training. Once per kernel."""
+        from reproducer.checkpoints import half_budget_bundle
+        from reproducer.encoders.bundles import load_encoder
+
+        if name not in self._half:
+            best = self.best[name]
+            saved = half_budget_bundle(self.grid_checkpoint(name, best["config"]))
+            if saved.is_file() and not self.run.retrain:
+                encoder = load_encoder(saved)
+            else:
+                state = self.grid_checkpoint(name, best["config"], half=True)
+                if self.run.retrain:
+                    state.unlink(missing_ok=True)
+                settings = self.config(**{**best["overrides"], "max_steps": self.settings.max_steps // 2})
+                encoder = family("paraphrastic").fit(name, settings, self.data(), checkpoint=state, seed=self.seed,
+                                                     progress=not self.smoke).encoder
+            encoder.name = name
+            self._half[name] = encoder
+        return self._half[name]
+
     def fit(self, name: str, label: str, overrides: dict, checkpoint=None):
         """Train (or resume from ``checkpoint``, default the configuration's own) one configuration of the grid; once
         per kernel. A :class:`~reproducer.fit.Fitted`."""
         if (name, label) not in self._fitted:
-            state = checkpoint or self.run.path(f"checkpoints/{file_key(name)}__{file_key(label)}.train.pt")
+            state = checkpoint or self.grid_checkpoint(name, label)
             if self.run.retrain:
                 state.unlink(missing_ok=True)
             fitted = family("paraphrastic").fit(name, self.config(**overrides), self.data(), checkpoint=state,
@@ -344,6 +376,8 @@ class ParaphraseModels(ChapterModels):
         """The encoder of a chosen model or a baseline: this kernel's, else a saved bundle, else trained now."""
         if name in BASELINES:
             return self.baseline(name)
+        if self.half:
+            return self.half_chosen(name)
         return self.run.encoder(name) or self.chosen(name).encoder
 
     def baseline(self, name: str):
@@ -496,6 +530,83 @@ class ParaphraseModels(ChapterModels):
                   REWEIGHTED: self.run.json("norm_analysis", self.reweighted_suite)}
         return suites | {figure1_name(p["order"], p["pairs"]): p["suite"] for p in self.figure1_points(datasets)}
 
+    def suffix(self, name: str) -> str:
+        """The suffix of ``name``'s products in this view: ``_half`` for a chosen model in the :meth:`at_half` view;
+        none for a baseline (the same at every budget) or the full models."""
+        return "" if name in BASELINES else self.products.suffix
+
+    def suite(self, name: str) -> list[dict]:
+        """Chosen model ``name``'s similarity suite (Table 2): its grid record's; in the :meth:`at_half` view its
+        half-budget encoder's, ``suite_<name>_half.json``."""
+        from reproducer.evaluate.similarity import similarity_suite
+
+        if not self.half:
+            return self.best[name]["suite"]
+        return self.run.json(f"suite_{file_key(name)}{self.products.suffix}", lambda: similarity_suite(
+            self.encoder(name), seed=self.seed, config=self.settings.eval_config).to_dict(orient="records"))
+
+    def at_half(self) -> "ParaphraseModels":
+        """These models at half their step budget (issue 70; :meth:`~reproducer.report.units.ChapterModels.at_half`):
+        each chosen configuration's encoder is :meth:`half_chosen`'s, and what the claims read of it is cached with
+        the suffix ``_half`` (``suite_PP_half.json``, ``in_domain_PP_half.json``, ``eval_PP_half.json``…). Needs
+        :meth:`train_grid` first (the configurations it chose); shares this kernel's half-budget encoders."""
+        if set(self.best) != set(VARIANTS):
+            raise ReproducerError("The models at half their budget are the configurations this run chose: call "
+                                  f"train_grid() first (chosen so far: {', '.join(self.best) or 'none'}).")
+        return super().at_half()
+
+    def along_evidence(self, datasets: list):
+        """This seed's evidence of the claims that depend on the step budget, for reading them along training (issue
+        70), in the :meth:`at_half` view (computed: its encoders trained to half the budget) or a
+        :meth:`~reproducer.report.units.ChapterModels.stored_at` view of another preset's run (only what that run
+        stored, under its own choices): Table 2's suites of the chosen models with the baselines' and the initial
+        vectors reweighted by PP's norms; Table 3's and Table 7's scores with their replicates; the transfer scores of
+        :data:`TWINS` beside their untrained twins (shared with the full models). Figure 1 and Table 5 are left out:
+        they train PP on nested subsets for ``figure_epochs`` and fresh supervised models for ``supervised_epochs``
+        whatever the step budget, so their claims are not read along it."""
+        from reproducer.papers.paraphrastic import claims as paraphrase_claims
+        from reproducer.report.claims import Evidence, untrained
+
+        if self.stored_only:
+            return self._stored_evidence(datasets)
+        suites = {**{n: self.suite(n) for n in VARIANTS}, **self.baseline_suites(),
+                  REWEIGHTED: self.run.json(f"norm_analysis{self.products.suffix}", self.reweighted_suite)}
+        bins = {(n, length_key(b)): (v["pearson"], v["replicates"])
+                for n in LENGTH_CLAIM_MODELS for b, v in self.length_replicates(n).items()}
+        transfer = {k: r for name in TWINS for k, r in ((name, self.transfer(name)),
+                                                        (untrained(name), self.twin_results(name)))}
+        return Evidence(transfer, samples=paraphrase_claims.suite_samples(suites, datasets),
+                        replicated=self.in_domain_scores() | bins, seed=self.seed)
+
+    def _stored_evidence(self, datasets: list):
+        """:meth:`along_evidence` of a stored view: each part only where the run stored it under its key (its
+        chosen configurations from its ``choices.json``); a part it has not got is left out, and the claims that
+        read it are not read at this budget."""
+        from reproducer.papers.paraphrastic import claims as paraphrase_claims
+        from reproducer.report.claims import Evidence, untrained
+
+        path = self.run.path("choices.json")
+        choices = read_json(path) if path.is_file() else {}
+
+        def stored(name: str):  # a result this run stored under its key, read without writing; else None
+            return read_json(self.run.path(f"{name}.json")) if self.run.reusable(f"{name}.json") else None
+
+        suites = {n: r["suite"] for n, label in choices.items()
+                  if (r := stored(f"grid/{file_key(n)}__{file_key(label)}")) is not None}
+        suites |= {n: r for n in BASELINES if n != "skip-thought" and (r := stored(f"baseline_{slug(n)}")) is not None}
+        if (r := stored("norm_analysis")) is not None:
+            suites[REWEIGHTED] = r
+        replicated = {(n, IN_DOMAIN): (r["spearman"], r["replicates"]) for n in [*choices, "initial vectors"]
+                      if (r := stored(f"in_domain_{file_key(n)}")) is not None}
+        for n in LENGTH_CLAIM_MODELS:
+            replicated |= {(n, length_key(b)): (v["pearson"], v["replicates"])
+                           for b, v in (stored(f"length_replicates_{file_key(n)}") or {}).items()}
+        transfer = {key: compute() for n in TWINS for key, file, compute in (
+            (n, eval_key(n), lambda: self.transfer(n)), (untrained(n), twin_key(n), lambda: self.twin_results(n)))
+            if self.run.reusable(f"{file}.json")}
+        return Evidence(transfer, samples=paraphrase_claims.suite_samples(suites, datasets), replicated=replicated,
+                        seed=self.seed)
+
     def supervised_models(self) -> list[str]:
         """Table 5's models (PP and the LSTM without output gate at ``smoke``)."""
         return ["PP", "LSTM (no o.g.)"] if self.smoke else list(SUPERVISED)
@@ -507,7 +618,7 @@ class ParaphraseModels(ChapterModels):
         again: its checkpoint resumes)."""
         from reproducer.evaluate.similarity import pavlick_test_score
 
-        return self.run.json(f"in_domain_{file_key(name)}", lambda: pavlick_test_score(
+        return self.run.json(f"in_domain_{file_key(name)}{self.suffix(name)}", lambda: pavlick_test_score(
             self.encoder(name), config=self.settings.eval_config), compress_above=REPLICATES)
 
     def length_replicates(self, name: str) -> dict:
@@ -517,7 +628,7 @@ class ParaphraseModels(ChapterModels):
         from reproducer.evaluate.length_bins import length_bin_replicates, sts_pairs
         from reproducer.evaluate.similarity import YEARS
 
-        return self.run.json(f"length_replicates_{file_key(name)}", lambda: length_bin_replicates(
+        return self.run.json(f"length_replicates_{file_key(name)}{self.suffix(name)}", lambda: length_bin_replicates(
             self.encoder(name), sts_pairs(YEARS)), compress_above=REPLICATES)
 
     def replicated_scores(self) -> dict:
