@@ -869,6 +869,8 @@ def test_paraphrase_claims_are_read_at_half_the_budget_and_from_a_stored_run(res
     at_quick = stored.along_evidence(DATASETS)
     assert stored.calls == [] and sorted(quick.run.dir.rglob("*")) == files  # read only
     assert at_quick.score("PP", "T2") == 60.0 and at_quick.score("initial vectors", "T2") == 50.0
+    assert stored.recorded_choices() == read_json(quick.run.path("choices.json"))  # quick's own choices
+    assert set(stored.recorded_choices()) == set(VARIANTS)
     rows = trend_rows(pc.paraphrase_claims()[3:4] + pc.supervised_claims(list(pt.SUPERVISED))[:1],
                       {1010: [full], 505: [half], 200: [at_quick]})
     assert rows[0]["budgets"] and [b["steps"] for b in rows[0]["budgets"]] == [200, 505, 1010]

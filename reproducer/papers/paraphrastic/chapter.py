@@ -220,8 +220,7 @@ class ParaphraseModels(ChapterModels):
         :data:`PP_PRODUCTS`, and its saved encoder) when that configuration is not the one they were computed from (a
         grid that grew, a dev score that moved, a seed given the main run's choice), as recorded in ``choices.json``
         (written here): their names carry the model, not the configuration, so a new choice must not reuse them."""
-        path, chosen = self.run.path("choices.json"), self.best[name]["config"]
-        choices = read_json(path) if path.is_file() else {}
+        chosen, choices = self.best[name]["config"], self.recorded_choices()
         if choices.get(name, chosen) != chosen:
             products = [kind.format(file_key(name)) for kind in self.CHOSEN_PRODUCTS] + [
                 kind.format(slug(name)) for kind in self.TRANSFER_PRODUCTS]
@@ -233,7 +232,13 @@ class ParaphraseModels(ChapterModels):
                     note(f"{name}: chosen configuration now {chosen!r} (was {choices[name]!r}): "
                           f"{found.name} is computed again")
         if choices.get(name) != chosen:
-            write_json(path, {**choices, name: chosen})
+            write_json(self.run.path("choices.json"), {**choices, name: chosen})
+
+    def recorded_choices(self) -> dict[str, str]:
+        """The configuration this run chose for each model (``{model: label}``), as its ``choices.json`` records it
+        (empty before :meth:`train_grid`): a :meth:`stored_at` view's are its own preset's, which may differ."""
+        path = self.run.path("choices.json")
+        return read_json(path) if path.is_file() else {}
 
     def transfer(self, name: str):
         """Model ``name`` on SentEval's transfer tasks and STS14 (:data:`TRANSFER_TASKS`) at the ``paper`` protocol
@@ -585,8 +590,7 @@ class ParaphraseModels(ChapterModels):
         from reproducer.papers.paraphrastic import claims as paraphrase_claims
         from reproducer.report.claims import Evidence, untrained
 
-        path = self.run.path("choices.json")
-        choices = read_json(path) if path.is_file() else {}
+        choices = self.recorded_choices()
 
         def stored(name: str):  # a result this run stored under its key, read without writing; else None
             return read_json(self.run.path(f"{name}.json")) if self.run.reusable(f"{name}.json") else None
