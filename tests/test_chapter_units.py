@@ -22,6 +22,7 @@ import torch  # noqa: E402
 
 from reproducer.errors import ReproducerError  # noqa: E402
 from reproducer.files import read_json  # noqa: E402
+from reproducer.report.units import eval_key, twin_key  # noqa: E402
 from reproducer.evaluate.harness import Results  # noqa: E402
 from reproducer.results_store import NotebookRun  # noqa: E402
 from reproducer.papers.consensus import chapter as mv  # noqa: E402
@@ -616,9 +617,9 @@ class UnitTraining(pt.ParaphraseModels):
         self.calls.append(("table8", tuple(queries)))
         return pd.DataFrame({"word": queries})
 
-    def transfer(self, name):
+    def evaluated(self, name, tasks=None, key=None):  # the transfer scores, through transfer() and evaluations()
         suffix = self.products.suffix  # at half the budget: eval_PP_half
-        return self.run.json(f"eval_{name}{suffix}", lambda: self.calls.append(("transfer", name + suffix))
+        return self.run.json(eval_key(name, suffix), lambda: self.calls.append(("transfer", name + suffix))
                              or {"encoder": name})
 
     def half_chosen(self, name):  # once per kernel, as the real one
@@ -628,7 +629,7 @@ class UnitTraining(pt.ParaphraseModels):
         return self._half[name]
 
     def twin_results(self, name):
-        return self.run.json(f"eval_{name}_untrained", lambda: self.calls.append(("twin", name)) or {"encoder": name})
+        return self.run.json(twin_key(name), lambda: self.calls.append(("twin", name)) or {"encoder": name})
 
     def word_weight_extremes(self, n=12, among=5000):
         self.calls.append(("weights",))

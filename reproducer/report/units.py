@@ -269,6 +269,14 @@ class ChapterModels:
         the :meth:`at_half` view: their half-budget encoders saved)."""
         return self.run.has_half(*names) if self.half else self.run.has_model(*names)
 
+    def cached(self, name: str, compute: Callable[[], object], **kwargs):
+        """Product ``name`` (a results file without ``.json``) through ``run.json`` (``kwargs``: its own), except in
+        a :meth:`stored_at` view, which trains and writes nothing: there as that run stored it under its key, or
+        ``None`` where it has not got it (the claims that read it are then not read at that budget)."""
+        if self.stored_only:
+            return read_json(self.run.path(f"{name}.json")) if self.run.reusable(f"{name}.json") else None
+        return self.run.json(name, compute, **kwargs)
+
     def obtainable(self, key: str, parts, then: str, needs: str = "") -> bool:
         """Whether product ``key`` (a results file's name without ``.json``) can be had without training: cached under
         this run's key, or the trained models ``parts`` it is made of :meth:`at_hand`. If not, a note says what it

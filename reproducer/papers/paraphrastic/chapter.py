@@ -44,7 +44,7 @@ from reproducer.papers.paraphrastic.tables import (
 )
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 from reproducer.report.tables import paper_table
-from reproducer.report.units import ChapterModels, eval_key, seed_siblings, twin_key
+from reproducer.report.units import ChapterModels, seed_siblings
 from reproducer.runtime import default_device
 
 PAPER = registry.paper("wieting2016")  # this chapter's declaration (reproducer/papers/paraphrastic/__init__.py)
@@ -406,6 +406,8 @@ class ParaphraseModels(ChapterModels):
         suites = {}
         for name in BASELINES:
             if name == "skip-thought":  # chapter 01 scores its combine-skip on the suite: read from results/
+                if self.stored_only:  # a stored view reads this run's results only
+                    continue
                 path = self.run.earlier_path("01_skip_thoughts", "similarity_combine-skip.json", same_seed=True)
                 if stored_json(path) is not None:
                     suites[name] = read_json(path)
@@ -413,8 +415,10 @@ class ParaphraseModels(ChapterModels):
                     note(f"skip-thought: {path.relative_to(results_root().parent)} is missing (run notebook 01 at "
                           "this preset first); column left out")
                 continue
-            suites[name] = self.run.json(f"baseline_{slug(name)}", lambda: similarity_suite(
+            suite = self.cached(f"baseline_{slug(name)}", lambda: similarity_suite(
                 self.baseline(name), seed=self.seed, config=self.settings.eval_config).to_dict(orient="records"))
+            if suite is not None:
+                suites[name] = suite
         return suites
 
     def word_tables(self):
@@ -545,6 +549,10 @@ class ParaphraseModels(ChapterModels):
         half-budget encoder's, ``suite_<name>_half.json``."""
         from reproducer.evaluate.similarity import similarity_suite
 
+        if self.stored_only:  # the grid record of the configuration that run chose, if it stored it
+            label = self.recorded_choices().get(name)
+            record = self.cached(f"grid/{file_key(name)}__{file_key(label)}", None) if label else None
+            return record and record["suite"]
         if not self.half:
             return self.best[name]["suite"]
         return self.run.json(f"suite_{file_key(name)}{self.products.suffix}", lambda: similarity_suite(
@@ -564,52 +572,23 @@ class ParaphraseModels(ChapterModels):
         """This seed's evidence of the claims that depend on the step budget, for reading them along training (issue
         70), in the :meth:`at_half` view (computed: its encoders trained to half the budget) or a
         :meth:`~reproducer.report.units.ChapterModels.stored_at` view of another preset's run (only what that run
-        stored, under its own choices): Table 2's suites of the chosen models with the baselines' and the initial
+        stored, under its own choices; a part it has not got is left out, and the claims that read it are not read
+        at that budget): Table 2's suites of the chosen models with the baselines' and the initial
         vectors reweighted by PP's norms; Table 3's and Table 7's scores with their replicates; the transfer scores of
         :data:`TWINS` beside their untrained twins (shared with the full models). Figure 1 and Table 5 are left out:
         they train PP on nested subsets for ``figure_epochs`` and fresh supervised models for ``supervised_epochs``
         whatever the step budget, so their claims are not read along it."""
         from reproducer.papers.paraphrastic import claims as paraphrase_claims
-        from reproducer.report.claims import Evidence, untrained
+        from reproducer.report.claims import Evidence
 
-        if self.stored_only:
-            return self._stored_evidence(datasets)
-        suites = {**{n: self.suite(n) for n in VARIANTS}, **self.baseline_suites(),
-                  REWEIGHTED: self.run.json(f"norm_analysis{self.products.suffix}", self.reweighted_suite)}
+        suites = {n: suite for n in VARIANTS if (suite := self.suite(n)) is not None} | self.baseline_suites()
+        if (reweighted := self.cached(f"norm_analysis{self.products.suffix}", self.reweighted_suite)) is not None:
+            suites[REWEIGHTED] = reweighted
         bins = {(n, length_key(b)): (v["pearson"], v["replicates"])
-                for n in LENGTH_CLAIM_MODELS for b, v in self.length_replicates(n).items()}
-        transfer = {k: r for name in TWINS for k, r in ((name, self.transfer(name)),
-                                                        (untrained(name), self.twin_results(name)))}
-        return Evidence(transfer, samples=paraphrase_claims.suite_samples(suites, datasets),
+                for n in LENGTH_CLAIM_MODELS for b, v in (self.length_replicates(n) or {}).items()}
+        transfer = self.evaluations(list(TWINS)) if self.stored_only else {n: self.transfer(n) for n in TWINS}
+        return Evidence(transfer | self.twins(TWINS), samples=paraphrase_claims.suite_samples(suites, datasets),
                         replicated=self.in_domain_scores() | bins, seed=self.seed)
-
-    def _stored_evidence(self, datasets: list):
-        """:meth:`along_evidence` of a stored view: each part only where the run stored it under its key (its
-        chosen configurations from its ``choices.json``); a part it has not got is left out, and the claims that
-        read it are not read at this budget."""
-        from reproducer.papers.paraphrastic import claims as paraphrase_claims
-        from reproducer.report.claims import Evidence, untrained
-
-        choices = self.recorded_choices()
-
-        def stored(name: str):  # a result this run stored under its key, read without writing; else None
-            return read_json(self.run.path(f"{name}.json")) if self.run.reusable(f"{name}.json") else None
-
-        suites = {n: r["suite"] for n, label in choices.items()
-                  if (r := stored(f"grid/{file_key(n)}__{file_key(label)}")) is not None}
-        suites |= {n: r for n in BASELINES if n != "skip-thought" and (r := stored(f"baseline_{slug(n)}")) is not None}
-        if (r := stored("norm_analysis")) is not None:
-            suites[REWEIGHTED] = r
-        replicated = {(n, IN_DOMAIN): (r["spearman"], r["replicates"]) for n in [*choices, "initial vectors"]
-                      if (r := stored(f"in_domain_{file_key(n)}")) is not None}
-        for n in LENGTH_CLAIM_MODELS:
-            replicated |= {(n, length_key(b)): (v["pearson"], v["replicates"])
-                           for b, v in (stored(f"length_replicates_{file_key(n)}") or {}).items()}
-        transfer = {key: compute() for n in TWINS for key, file, compute in (
-            (n, eval_key(n), lambda: self.transfer(n)), (untrained(n), twin_key(n), lambda: self.twin_results(n)))
-            if self.run.reusable(f"{file}.json")}
-        return Evidence(transfer, samples=paraphrase_claims.suite_samples(suites, datasets), replicated=replicated,
-                        seed=self.seed)
 
     def supervised_models(self) -> list[str]:
         """Table 5's models (PP and the LSTM without output gate at ``smoke``)."""
@@ -622,7 +601,7 @@ class ParaphraseModels(ChapterModels):
         again: its checkpoint resumes)."""
         from reproducer.evaluate.similarity import pavlick_test_score
 
-        return self.run.json(f"in_domain_{file_key(name)}{self.suffix(name)}", lambda: pavlick_test_score(
+        return self.cached(f"in_domain_{file_key(name)}{self.suffix(name)}", lambda: pavlick_test_score(
             self.encoder(name), config=self.settings.eval_config), compress_above=REPLICATES)
 
     def length_replicates(self, name: str) -> dict:
@@ -632,7 +611,7 @@ class ParaphraseModels(ChapterModels):
         from reproducer.evaluate.length_bins import length_bin_replicates, sts_pairs
         from reproducer.evaluate.similarity import YEARS
 
-        return self.run.json(f"length_replicates_{file_key(name)}{self.suffix(name)}", lambda: length_bin_replicates(
+        return self.cached(f"length_replicates_{file_key(name)}{self.suffix(name)}", lambda: length_bin_replicates(
             self.encoder(name), sts_pairs(YEARS)), compress_above=REPLICATES)
 
     def replicated_scores(self) -> dict:
@@ -651,7 +630,8 @@ class ParaphraseModels(ChapterModels):
         (model, :data:`~reproducer.papers.paraphrastic.claims.IN_DOMAIN`) → (score, replicates) of every chosen model
         and the initial vectors (:meth:`in_domain`)."""
         return {(n, IN_DOMAIN): (r["spearman"], r["replicates"])
-                for n in [*self.best, "initial vectors"] if (r := self.in_domain(n))}
+                for n in [*(self.recorded_choices() if self.stored_only else self.best), "initial vectors"]
+                if (r := self.in_domain(n))}
 
     def supervised_runs(self, models: list[str], epochs: int) -> list[dict]:
         """:meth:`supervised` for every model and task, each cached with its test score's paired replicates as
