@@ -121,6 +121,25 @@ def test_training_steps_lists_the_models_whose_seeds_disagree(tmp_path):
     assert unequal_steps(steps[steps.model == "uni-QT"]).empty
 
 
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+#: Chapters whose committed seeds still come from runs that stopped on seconds (issue 67: retrained next, in this
+#: order); a chapter leaves this set when its records agree, and the strict xfail says so when it does.
+RETRAINING = {"01_skip_thoughts": "uni- and bi-skip at quick and default still stopped on seconds"}
+
+
+@pytest.mark.parametrize("chapter", [
+    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=RETRAINING[c])) if c in RETRAINING else c
+    for c in sorted(p.name for p in RESULTS.iterdir() if p.is_dir())])
+def test_every_committed_models_seeds_trained_the_same_steps(chapter):
+    """The done-criterion of issue 67 over the committed results (scripts/training_steps.py): at each preset, every
+    training seed of every model states the same number of steps."""
+    from reproducer.report.training_steps import training_steps, unequal_steps
+
+    steps = training_steps(RESULTS)
+    disagree = unequal_steps(steps[steps.chapter == chapter])
+    assert disagree.empty, disagree.to_string()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name,label", [("PP", "MIX, λw=1e-08"), ("LSTM (o.g.)", "MAX, lr=0.005")])
 def test_a_chosen_paraphrase_model_at_half_its_budget_is_its_runs_halfway_encoder(tmp_path, monkeypatch, name, label):
