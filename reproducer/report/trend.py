@@ -164,16 +164,19 @@ def trend_rows(claims: list, budgets: dict[int, list], resamples: int = 1000, ho
     quantity cannot be read at some budget (a number that budget's evidence has not got, e.g. a timing measured once)
     gets the direction ``"not read"`` and the reason, instead of a trend over fewer budgets than the others; so does
     a claim whose quantity does not depend on the budget (its ``budget_free`` reason)."""
+    def not_read(claim, why) -> dict:
+        return {"claim": claim.claim, "trend": f"not read along training: {why}", "direction": NOT_READ,
+                "slope": None, "low": None, "high": None, "crossing": None, "crossing note": "", "budgets": []}
+
     rows = []
     for claim in claims:
+        if claim.budget_free:
+            rows.append(not_read(claim, claim.budget_free))
+            continue
         try:
-            if claim.budget_free:
-                raise ReproducerError(claim.budget_free)
             trend = claim_trend(claim, budgets, resamples, horizon)
         except (KeyError, ValueError, ReproducerError) as missing:
-            rows.append({"claim": claim.claim, "trend": f"not read along training: {missing}", "direction": NOT_READ,
-                         "slope": None, "low": None, "high": None, "crossing": None, "crossing note": "",
-                         "budgets": []})
+            rows.append(not_read(claim, missing))
             continue
         rows.append({"claim": claim.claim, "trend": trend_text(trend, claim.unit), "direction": trend["direction"],
                      "slope": trend["slope"], "low": trend["low"], "high": trend["high"],
