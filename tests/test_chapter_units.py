@@ -1231,7 +1231,9 @@ def test_the_searchable_explorer_is_a_unit_product_of_the_headline_encoders(resu
     assert (np.diff(cosines, axis=1) <= 0).all()  # best first
     assert list(models.searches(["combine-skip", "uni-skip"])) == ["combine-skip"]
     page = models.search_explorer(sk.SEARCH_MODELS)
-    assert page.data_file == results_dir / "explorer" / "explorer_01_skip_thoughts-smoke.js.gz"
+    assert page.data_file == results_dir / "explorer" / "explorer_01_skip_thoughts-smoke.json"
+    models_named = [m["file"] for m in read_json(page.data_file)["models"]]  # the stored search, named
+    assert models_named == ["../01_skip_thoughts/smoke/search_combine-skip.json"]  # 8 sentences: stored plain
     assert "encoders: combine-skip." in page.data
     seed_run = run.sibling(seed=1)
     seed, _ = chapter(seed_run)

@@ -10,9 +10,11 @@ import pytest
 
 from reproducer.data.corpus import CorpusConfig
 from reproducer.errors import ReproducerError
+from reproducer.files import read_json, write_json
 from reproducer.report.explorer import (
     NeighbourIndex,
     explorer,
+    explorer_script,
     held_out_pool,
     neighbour_frame,
     neighbours_html,
@@ -181,9 +183,12 @@ def _decode(text: str, width: int) -> list[int]:
 
 
 def _script(path) -> str:
-    """The text of an explorer's data script, stored gzip-compressed (``.js.gz``) or unpacked (``.js``)."""
+    """The text of an explorer's data script: assembled from its ``explorer_<key>.json`` as the book does, or as
+    stored before (``.js.gz``) or unpacked (``.js``)."""
     import gzip
 
+    if path.suffix == ".json":
+        return explorer_script(path)
     data = path.read_bytes()
     return (gzip.decompress(data) if path.name.endswith(".gz") else data).decode("utf-8")
 
@@ -201,7 +206,7 @@ def test_search_explorer_writes_its_data_file(indexes, tmp_path):
                   for name, v in [("toy", vectors), ("flipped", vectors[:, ::-1])]}
     page = search_explorer(pool, neighbours, key="toy-1", folder=tmp_path / "static", display=str.upper,
                            note="toy <note>", k=2)
-    assert page.data_file == tmp_path / "static" / "explorer_toy-1.js.gz"  # compressed: the book unpacks it
+    assert page.data_file == tmp_path / "static" / "explorer_toy-1.json"  # names its data; the book assembles it
     text = _script(page.data_file)
     assert text.isascii()
     assert text.startswith("// ") and "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};" in text
@@ -227,6 +232,44 @@ def test_search_explorer_writes_its_data_file(indexes, tmp_path):
     unpacked = unpack_explorers(tmp_path / "static", tmp_path / "site" / "_static")
     assert unpacked == [tmp_path / "site" / "_static" / "explorer_toy-1.js"]
     assert unpacked[0].read_text(encoding="utf-8") == text
+
+
+def test_explorers_share_their_pool_and_name_the_searches_they_read(indexes, tmp_path):
+    """The repository holds each explorer's data once (issue 67: the 64 MiB of a device call): explorers over the same
+    pool share one pool file; a model's stored search (``sources``) is named, not copied; the book refuses to draw an
+    explorer whose search has changed since, or is gone; a script stored whole (before) is still unpacked."""
+    import gzip
+
+    pool = indexes[0].pool
+    found = pool_neighbours(indexes[0], k=3)
+    stored = tmp_path / "chapter" / "search_toy.json"  # a result's plain name: stored as search_toy.json.xz
+    write_json(stored, {"ids": found["ids"].tolist(), "cosines": found["cosines"].round(3).tolist()},
+               compress_above=0)  # as a chapter's search is stored
+    folder = tmp_path / "explorer"
+    first = search_explorer(pool, {"toy": found}, key="a", folder=folder, sources={"toy": stored})
+    second = search_explorer(pool, {"toy": found, "copy": found}, key="b", folder=folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["explorer_a.json", "explorer_b.json", "neighbours_b-0.json.xz",
+                                                      "neighbours_b-1.json.xz", pool_file(folder)]
+    assert read_json(first.data_file)["models"] == [{"name": "toy", "file": "../chapter/search_toy.json.xz",
+                                                     "digest": read_json(first.data_file)["models"][0]["digest"]}]
+    assert _payload(first.data_file, "a")["models"][0] == _payload(second.data_file, "b")["models"][0]
+    (folder / "explorer_old.js.gz").write_bytes(gzip.compress(b"// stored whole\n"))
+    assert [p.name for p in unpack_explorers(folder, tmp_path / "site")] == ["explorer_a.js", "explorer_b.js",
+                                                                             "explorer_old.js"]
+    write_json(stored, {"ids": found["ids"][::-1].tolist(), "cosines": found["cosines"].tolist()}, compress_above=0)
+    with pytest.raises(ReproducerError, match="search_toy.json.xz has changed since the explorer was drawn"):
+        explorer_script(first.data_file)
+    stored.with_suffix(".json.xz").unlink()
+    with pytest.raises(ReproducerError, match="names ../chapter/search_toy.json.xz, which does not exist"):
+        explorer_script(first.data_file)
+    with pytest.raises(ReproducerError, match="does not exist"):
+        search_explorer(pool, {"toy": found}, key="c", folder=folder, sources={"toy": stored})
+
+
+def pool_file(folder) -> str:
+    """The one pool file in ``folder``."""
+    (found,) = folder.glob("pool_*.json.xz")
+    return found.name
 
 
 def test_search_explorer_refuses_bad_input(indexes, tmp_path):
@@ -271,3 +314,22 @@ def test_a_narrow_cone_is_named_and_printed_with_four_decimals():
     box = static_explorer(frame, note="two encoders")
     assert "two encoders Every neighbour of ST" in box.children[1].value
     assert "0.9997" in box.children[2].children[0].value
+
+
+def test_the_committed_explorers_assemble_and_the_folder_holds_only_their_data():
+    """Every committed explorer's script assembles (each search it names is there, unchanged since it was drawn), and
+    results/explorer/ holds nothing else: its pools and neighbours are named by an explorer, and a whole script stored
+    before (``.js.gz``) has no explorer file beside it."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "results" / "explorer"
+    named, keys = set(), set()
+    for manifest in sorted(folder.glob("explorer_*.json")):
+        assert explorer_script(manifest).startswith("// ")
+        spec = read_json(manifest)
+        keys.add(spec["key"])
+        named |= {manifest.name, spec["pool"]["file"], *(m["file"] for m in spec["models"])}
+    whole = {p.name for p in folder.glob("explorer_*.js.gz")}
+    assert not {f"explorer_{key}.js.gz" for key in keys} & whole
+    stray = {p.name for p in folder.iterdir() if p.is_file() and p.suffix != ".js"} - named - whole
+    assert not stray, f"files no explorer names: {sorted(stray)}"

@@ -1,6 +1,7 @@
-"""The book's Sphinx extension for the search explorers' data: it is committed gzip-compressed in results/explorer/
-(the repository and the GPU pack must fit one device call's 64 MiB), and unpacked into the built site's _static/ as
-the scripts the pages load (reproducer.report.explorer.unpack_explorers), once the build has copied the static files."""
+"""The book's Sphinx extension for the search explorers' data: results/explorer/ commits each explorer as a file that
+names its data (the pool's sentences, stored once, and the chapters' committed searches: the repository and the GPU
+pack must fit one device call's 64 MiB), and the scripts the pages load are assembled from them into the built site's
+_static/ (reproducer.report.explorer.unpack_explorers), once the build has copied the static files."""
 from pathlib import Path
 
 

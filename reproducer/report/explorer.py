@@ -19,8 +19,10 @@ Logeswaran & Lee 2018 Table 5).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import html
 import json
+import os
 import re
 import string
 from collections.abc import Callable
@@ -33,7 +35,7 @@ from sklearn.preprocessing import normalize
 
 from reproducer.encoders.base import Encoder
 from reproducer.errors import ReproducerError
-from reproducer.files import atomic_path, write_compressed
+from reproducer.files import atomic_path, read_json, stored_json, stored_text, write_json, write_result
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -267,42 +269,62 @@ def _check_pool_neighbours(pool: list[str], neighbours: dict[str, dict], k: int 
     return k
 
 
+def _text_digest(text: str) -> str:
+    """The first 16 hex digits of the SHA-256 of ``text`` (UTF-8): how an explorer names what it was drawn from."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _search_data(found: dict, k: int) -> dict:
+    """A model's first ``k`` neighbours of every pool sentence as the explorer stores them: ids, cosines to 3 decimals."""
+    return {"ids": np.asarray(found["ids"])[:, :k].tolist(),
+            "cosines": np.round(np.asarray(found["cosines"], dtype=np.float64)[:, :k], 3).tolist()}
+
+
 def search_explorer(pool: list[str], neighbours: dict[str, dict], *, key: str, folder: str | Path,
                     display: Callable[[str], str] | None = None, note: str = "", k: int | None = None,
-                    src_prefix: str = "../_static/"):
+                    src_prefix: str = "../_static/", sources: dict[str, str | Path] | None = None):
     """A precomputed explorer over the whole pool, for the static book (no kernel, offline, ``file://``): a
     search box that lists the pool sentences containing the words typed; clicking one (or Enter) shows each
     model's neighbours of it as a :func:`neighbours_html`-like table. ``neighbours`` maps a model name to
     its :func:`pool_neighbours` (first ``k`` shown; all by default); ``display`` maps a sentence to the
     text shown and searched (e.g. :func:`readable`).
 
-    The data go to ``<folder>/explorer_<key>.js.gz``, a gzip-compressed script (half the size: the repository and the
-    GPU pack must fit one device call's 64 MiB; the book unpacks it, :func:`unpack_explorers`) that sets
-    ``window.REPRODUCER_EXPLORERS[key]`` to ``{"k", "sentences", "models": [{"name", "ids", "cosines"}]}``:
-    the displayed sentences once, and per model its neighbour ids (3 base-64 digits each) and cosines
-    (``1000 * cosine + 1000``, 2 digits each) as strings, row-major (sentence, rank). Digits ``A-Z a-z 0-9
-    + /``, most significant first. The page loads it from ``src_prefix + "explorer_<key>.js"``: the book
-    unpacks ``folder`` into its ``_static/`` and chapters sit one level below the site's root. Returns an
-    ``IPython.display.HTML``; its ``data_file`` is the path written."""
+    What it writes to ``folder`` names its data instead of copying it (the repository and the GPU pack must fit one
+    device call's 64 MiB): ``explorer_<key>.json`` lists the pool file and each model's neighbours with the digest
+    of their text; the displayed sentences are stored once, in ``pool_<digest>.json.xz``, which every explorer over
+    the same pool shares (each chapter searches the same 20,000 held-out sentences); ``sources`` maps a model to the
+    stored result its ``neighbours`` were read from (a chapter's committed ``search_<name>.json``), which is then
+    referred to; a model without one has its neighbours written beside, ``neighbours_<key>-<i>.json.xz``. The book
+    assembles the script a page loads when it is built (:func:`unpack_explorers`). The page loads it from
+    ``src_prefix + "explorer_<key>.js"``: the book writes it into its ``_static/`` and chapters sit one level below
+    the site's root. Returns an ``IPython.display.HTML``; its ``data_file`` is the explorer's file written."""
     from IPython.display import HTML
 
     if not re.fullmatch(r"[A-Za-z0-9_-]+", key or ""):
         raise ReproducerError(f"The explorer key must be letters, digits, '_' or '-' (a file name), got {key!r}.")
     k = _check_pool_neighbours(pool, neighbours, k)
     display = display or (lambda s: s)
-    models = []
-    for name, found in neighbours.items():
-        cosines = np.clip(np.rint(np.asarray(found["cosines"], dtype=np.float64)[:, :k] * 1000), -1000, 1000)
-        models.append({"name": str(name), "ids": _numerals(np.asarray(found["ids"])[:, :k], _ID_DIGITS),
-                       "cosines": _numerals(cosines.astype(np.int64) + 1000, _COSINE_DIGITS)})
-    data = {"k": k, "sentences": [display(s) for s in pool], "models": models}
-    data_file = Path(folder) / f"explorer_{key}.js.gz"
-    script = ("// Data of a nearest-neighbour search explorer (reproducer.report.explorer.search_explorer).\n"
-              "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};\n"
-              f'window.REPRODUCER_EXPLORERS["{key}"] = {_script_json(data)};\n')
-    write_compressed(data_file, script)  # the same bytes every run
+    folder = Path(folder)
+    sentences = json.dumps([display(s) for s in pool], ensure_ascii=False) + "\n"
+    pool_file = folder / f"pool_{_text_digest(sentences)}.json"
+    if stored_json(pool_file) is None:  # the same pool's file is shared, written once
+        write_result(pool_file, sentences, compress_above=0)
+    files = {}
+    for i, (name, found) in enumerate(neighbours.items()):
+        source = (sources or {}).get(name)
+        if source is None:
+            source = write_json(folder / f"neighbours_{key}-{i}.json", _search_data(found, k), compress_above=0)
+        elif stored_json(source) is None:
+            raise ReproducerError(f"{name}: its neighbours' stored result {source} does not exist.")
+        files[str(name)] = source
+    named = {name: {"file": Path(os.path.relpath(stored_json(f), folder)).as_posix(),
+                    "digest": _text_digest(stored_text(stored_json(f)))} for name, f in files.items()}
+    data_file = write_json(folder / f"explorer_{key}.json", {
+        "key": key, "k": k, "pool": {"file": stored_json(pool_file).name, "digest": _text_digest(sentences)},
+        "models": [{"name": name, **file} for name, file in named.items()]})
+    (folder / f"explorer_{key}.js.gz").unlink(missing_ok=True)  # its whole script, as stored before: replaced
 
-    src = src_prefix + data_file.name.removesuffix(".gz")
+    src = src_prefix + f"explorer_{key}.js"
     settings = _script_json({"key": key, "id": f"nn-search-{key}", "src": src, "hits": _SEARCH_HITS,
                              "digits": _DIGITS, "idDigits": _ID_DIGITS, "cosineDigits": _COSINE_DIGITS})
     label = f"Search the {len(pool):,} held-out sentences"
@@ -318,15 +340,50 @@ def search_explorer(pool: list[str], neighbours: dict[str, dict], *, key: str, f
     return page
 
 
+def explorer_script(manifest: str | Path) -> str:
+    """The script a page's search explorer loads, assembled from its ``explorer_<key>.json`` (:func:`search_explorer`):
+    it sets ``window.REPRODUCER_EXPLORERS[key]`` to ``{"k", "sentences", "models": [{"name", "ids", "cosines"}]}``,
+    the displayed sentences once and per model its neighbour ids (3 base-64 digits each) and cosines
+    (``1000 * cosine + 1000``, 2 digits each) as strings, row-major (sentence, rank); digits ``A-Z a-z 0-9 + /``, most
+    significant first. :class:`ReproducerError` when a file it names is missing or has changed since (its chapter
+    was run again without drawing the explorer again)."""
+    manifest = Path(manifest)
+    spec = read_json(manifest)
+    texts = {}
+    for named in [spec["pool"], *spec["models"]]:
+        found = stored_json(manifest.parent / named["file"])
+        if found is None:
+            raise ReproducerError(f"{manifest.name} names {named['file']}, which does not exist: execute its chapter "
+                                  "again.")
+        texts[named["file"]] = stored_text(found)
+        if _text_digest(texts[named["file"]]) != named["digest"]:
+            raise ReproducerError(f"{manifest.name}: {named['file']} has changed since the explorer was drawn from it: "
+                                  "execute its chapter again.")
+    k, sentences = spec["k"], json.loads(texts[spec["pool"]["file"]])
+    models = []
+    for model in spec["models"]:
+        found = json.loads(texts[model["file"]])
+        cosines = np.clip(np.rint(np.asarray(found["cosines"], dtype=np.float64)[:, :k] * 1000), -1000, 1000)
+        models.append({"name": model["name"], "ids": _numerals(np.asarray(found["ids"])[:, :k], _ID_DIGITS),
+                       "cosines": _numerals(cosines.astype(np.int64) + 1000, _COSINE_DIGITS)})
+    data = {"k": k, "sentences": sentences, "models": models}
+    return ("// Data of a nearest-neighbour search explorer (reproducer.report.explorer.search_explorer).\n"
+            "window.REPRODUCER_EXPLORERS = window.REPRODUCER_EXPLORERS || {};\n"
+            f'window.REPRODUCER_EXPLORERS["{spec["key"]}"] = {_script_json(data)};\n')
+
+
 def unpack_explorers(folder: str | Path, out: str | Path) -> list[Path]:
-    """Every search explorer's data in ``folder`` (``explorer_<key>.js.gz``: :func:`search_explorer`) unpacked into
-    ``out`` as the script a page loads (``explorer_<key>.js``); returns the scripts written. The book calls it when
-    it is built (``book/_ext/explorer_data.py``), into its ``_static/``."""
+    """The script of every search explorer in ``folder`` (``explorer_<key>.json``: :func:`explorer_script`; or
+    ``explorer_<key>.js.gz``, as an explorer stored its whole script before it named its data) written into ``out``
+    as the file a page loads (``explorer_<key>.js``); returns the scripts written. The book calls it when it is
+    built (``book/_ext/explorer_data.py``), into its ``_static/``."""
     written = []
-    for packed in sorted(Path(folder).glob("explorer_*.js.gz")):
-        script = Path(out) / packed.name.removesuffix(".gz")
+    for found in sorted([*Path(folder).glob("explorer_*.json"), *Path(folder).glob("explorer_*.js.gz")]):
+        script = Path(out) / (found.name.removesuffix(".json") + ".js" if found.suffix == ".json"
+                              else found.name.removesuffix(".gz"))
+        text = explorer_script(found) if found.suffix == ".json" else gzip.decompress(found.read_bytes()).decode()
         with atomic_path(script) as tmp:
-            tmp.write_bytes(gzip.decompress(packed.read_bytes()))
+            tmp.write_text(text, encoding="utf-8")
         written.append(script)
     return written
 

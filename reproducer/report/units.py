@@ -320,9 +320,9 @@ class ChapterModels:
 
     def search_explorer(self, names=None, note: str = ""):
         """The chapter's searchable explorer (:func:`~reproducer.report.explorer.search_explorer`, key
-        ``<notebook>-<preset>``, its data in ``results/explorer/``) over every held-out pool sentence, for the
-        :meth:`searches` stored of ``names`` (by default :data:`SEARCH`); ``None`` (nothing shown) when none is
-        stored."""
+        ``<notebook>-<preset>``, its file in ``results/explorer/``, which names the stored searches instead of copying
+        them) over every held-out pool sentence, for the :meth:`searches` stored of ``names`` (by default
+        :data:`SEARCH`); ``None`` (nothing shown) when none is stored."""
         from reproducer.report.explorer import readable, search_explorer
         from reproducer.results_store import results_root
 
@@ -330,7 +330,8 @@ class ChapterModels:
         if not found:
             return None
         pool = self.products.pool[0]
-        return search_explorer(pool, found, key=f"{self.run.notebook}-{self.run.preset}",
+        sources = {n: self.run.path(f"{search_key(n, self.products.suffix)}.json") for n in found}  # named, not copied
+        return search_explorer(pool, found, key=f"{self.run.notebook}-{self.run.preset}", sources=sources,
                                folder=results_root() / "explorer", display=readable,
                                note=note or f"Search all {len(pool):,} held-out sentences; top 5 neighbours of each "
                                f"by cosine; encoders: {', '.join(found)}.")
