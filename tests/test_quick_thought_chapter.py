@@ -895,6 +895,29 @@ def test_task_curves_draws_a_panel_per_task_and_a_line_per_model():
     matplotlib.pyplot.close(grid.figure)
 
 
+def test_task_curves_with_a_long_x_label_fits_the_books_column():
+    """Figure 2's long x label (its calm-machine clock) under each of three panels made the saved figure 917 px wide,
+    shown below 72% of its pixels in the book (CI's browser test): the label is drawn once, and the figure narrowed
+    by readable_figure saves within FIGURE_WIDTH and matplotlib's tight padding."""
+    import io
+    import struct
+
+    from reproducer.plot_style import FIGURE_WIDTH, readable_figure, set_style
+    from reproducer.report.plots import task_curves
+
+    set_style()
+    log = {"evals": [{"step": s, "seconds": s, **{t: 50.0 + s for t in "ABCDEF"}} for s in (1, 2, 3)]}
+    grid = task_curves({"QT (f only)": log, "ST": log}, list("ABCDEF"), ylabel="accuracy (%); SICK-R: Pearson r",
+                       title="Same encoder (GRU 1200, words 300), two objectives", seconds_per_step={"QT (f only)": 0.7,
+                       "ST": 2.5}, xlabel="seconds on a calm 2-core CPU (steps × 0.70 s QT, × 2.50 s ST)")
+    readable_figure(grid.figure)
+    png = io.BytesIO()
+    grid.figure.savefig(png, format="png", bbox_inches="tight")
+    width = struct.unpack(">I", png.getvalue()[16:20])[0]
+    assert width <= round((FIGURE_WIDTH + 0.05 + 0.2) * 110), width  # 0.05: readable_figure's slack; 0.2: the pad
+    matplotlib.pyplot.close(grid.figure)
+
+
 def test_score_bars_draws_every_encoder_and_task():
     import matplotlib.pyplot as plt
 

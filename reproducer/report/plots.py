@@ -49,16 +49,17 @@ def task_curves(logs: dict[str, dict], tasks: list[str], *, ylabel: str = "", ti
     """Downstream scores while training, one panel per task of ``tasks`` (three a row, own y scales): a line per model
     (name → a training log whose evaluation records score those tasks) against training seconds — as measured, or,
     with ``seconds_per_step`` (model → seconds), each record's step times its model's declared seconds per step (a
-    clock that reads the same on every machine). Panels 2.6 × 2.9 in, so three and the legend fit the book's text
-    column at 72% or more of their pixels (its browser test's smallest scale). Returns the seaborn ``FacetGrid``."""
+    clock that reads the same on every machine); the x label once, under the grid (under each panel, a long one made
+    the figure too wide for the book's column). Returns the seaborn ``FacetGrid``."""
     import seaborn as sns
 
     frame = log_frame(logs, "evals").melt(id_vars=["model", "step", "seconds"], var_name="task", value_name="score")
     if seconds_per_step:
         frame["seconds"] = frame["step"] * frame["model"].map(seconds_per_step)
     grid = sns.relplot(data=frame, x="seconds", y="score", hue="model", col="task", col_wrap=3, col_order=tasks,
-                       kind="line", marker="o", height=2.6, aspect=1.1, facet_kws={"sharey": False})
-    grid.set_axis_labels(xlabel, "").set_titles("{col_name}")
+                       kind="line", marker="o", height=2.6, aspect=1.2, facet_kws={"sharey": False})
+    grid.set_axis_labels("", "").set_titles("{col_name}")
+    grid.figure.supxlabel(xlabel, y=-0.01)  # once, under the grid: a long label under each panel widens the figure
     grid.figure.supylabel(ylabel, x=-0.01)
     grid.figure.suptitle(title, y=1.02)
     return grid
