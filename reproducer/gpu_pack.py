@@ -5,8 +5,12 @@ scikit-learn, scipy, tqdm). :func:`build_pack` writes it here, on the CPU machin
 
 What it holds (each file's SHA-256 in ``meta.json``, checked when the pack is opened):
 
-- ``corpus.npz.xz``: the training and held-out splits of our Gutenberg corpus as ids of its :data:`MAX_WORDS` most
-  frequent words (``uint16``), each sentence cut to :data:`KEEP_TOKENS` tokens (every objective reads at most 32:
+- ``corpus.npz.xz``: the held-out split of our Gutenberg corpus and as much of its training split as the plans that
+  read the pack train on (:func:`planned_sentences`: whole books in the corpus's order, :data:`PLAN_MARGIN` more
+  than the largest model's steps × batch, so no planned model reads a sentence twice; at ``paper`` 1.0 of the
+  1.46 million sentences. The whole split was 28.8 of the 32 MiB of a pack, which left the repository too little
+  of the 64 MiB a device call takes) as ids of its :data:`MAX_WORDS` most frequent words (``uint16``; the
+  vocabulary is the whole training split's, so the ids are a chapter's), each sentence cut to :data:`KEEP_TOKENS` tokens (every objective reads at most 32:
   Quick-Thoughts, skip-thought and consensus cut at 30, the autoencoders drop sentences above 32, so a 33-token cut
   changes nothing any of them sees), with the sentence lengths and the book spans. Because our vocabulary lists words
   by decreasing count (:class:`~reproducer.data.vocab.Vocabulary`), the vocabulary of any ``vocab_size`` up to
@@ -44,7 +48,8 @@ from reproducer.files import atomic_path, sha256_file, write_json
 MAX_PACK_BYTES = 60 * 2**20  # the issue's limit: 64 MiB travel with a device call, the rest is the repository
 MAX_WORDS = 65535  # ids fit uint16; the largest vocabulary a preset trains (Quick-Thoughts' paper preset) is 50,000
 KEEP_TOKENS = 33  # one above the longest sentence any objective reads (the autoencoders' max_tokens, 32)
-PACK_VERSION = 2  # 2: the strongest xz preset (the same arrays, 1.2 MB smaller)
+PACK_VERSION = 3  # 2: the strongest xz preset (the same arrays, 1.2 MB smaller); 3: the training sentences the plans read
+PLAN_MARGIN = 1.1  # the packed training sentences: this many times what the plans' largest model reads, in whole books
 #: Scale of the pack -> corpus books per split (``None``: all) and the word-vector size of the stand-in vectors.
 SCALES = {"smoke": {"max_books": 3, "word_dim": 32}, "paper": {"max_books": None, "word_dim": 300}}
 #: The evaluation datasets a run scores on: the tasks of Logeswaran & Lee's Table 1 read ``senteval`` only.
@@ -88,12 +93,39 @@ def _write_xz(path: Path, data: bytes) -> None:
         tmp.write_bytes(lzma.compress(data, preset=9 | lzma.PRESET_EXTREME))
 
 
-def _split_arrays(split: str, corpus, vocab) -> dict[str, np.ndarray]:
-    """One corpus split as packed arrays: ids (``uint16``, cut to :data:`KEEP_TOKENS` per sentence), lengths
-    (``uint8``, after the cut) and book spans (book id, first sentence, end)."""
+def planned_sentences(scale: str) -> int | None:
+    """The training sentences a pack of ``scale`` holds at least: :data:`PLAN_MARGIN` times the most that one model of
+    the plans reading such a pack (:data:`reproducer.gpu_plans.PLANS`) trains on, its steps × its preset's batch
+    (``paper``: uni-QT's 2,500 × 400); ``None`` when no plan reads it (the whole split)."""
+    from reproducer.gpu_plans import PLANS
+    from reproducer.papers import registry
+
+    read = [m.steps * registry.preset(registry.model(m.name).family, plan.train_preset).batch_size
+            for plan in PLANS.values() if plan.pack_scale == scale for m in plan.models]
+    return int(max(read) * PLAN_MARGIN) if read else None
+
+
+def _first_books(tokenized, sentences: int | None):
+    """The first books of ``tokenized`` (in the corpus's order) that hold at least ``sentences`` sentences (all of
+    them: ``None``, or when the split holds fewer)."""
     from reproducer.data.batches import TokenizedCorpus
 
-    full = TokenizedCorpus.from_corpus(corpus, vocab)
+    ends = np.array([end for _, _, end in tokenized.book_spans])
+    if sentences is None or ends[-1] <= sentences:
+        return tokenized
+    books = int(np.searchsorted(ends, sentences)) + 1  # the first book whose end reaches `sentences`, included
+    end = int(ends[books - 1])
+    return TokenizedCorpus(tokenized.ids[: tokenized.offsets[end]], tokenized.offsets[: end + 1],
+                           list(tokenized.book_spans[:books]))
+
+
+def _split_arrays(split: str, corpus, vocab, sentences: int | None = None) -> dict[str, np.ndarray]:
+    """One corpus split as packed arrays: ids (``uint16``, cut to :data:`KEEP_TOKENS` per sentence), lengths
+    (``uint8``, after the cut) and book spans (book id, first sentence, end); only its first books that hold
+    ``sentences`` (all: ``None``)."""
+    from reproducer.data.batches import TokenizedCorpus
+
+    full = _first_books(TokenizedCorpus.from_corpus(corpus, vocab), sentences)
     lengths = np.diff(full.offsets)
     position = np.arange(len(full.ids)) - np.repeat(full.offsets[:-1], lengths)  # of each token in its sentence
     return {f"{split}_ids": full.ids[position < KEEP_TOKENS].astype(np.uint16),
@@ -161,13 +193,15 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     config = CorpusConfig(max_books=settings["max_books"])
     train = load_corpus("train", config, progress=progress)
     vocab = Vocabulary.build(train.sentences, max_size=MAX_WORDS)
-    arrays = {**_split_arrays("train", train, vocab),
+    corpus_sentences = len(train.sentences)
+    arrays = {**_split_arrays("train", train, vocab, planned_sentences(scale)),
               **_split_arrays("valid", load_corpus("valid", config, progress=False), vocab)}
     del train
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     _write_xz(out / "corpus.npz.xz", buffer.getvalue())
-    say(f"corpus: {len(arrays['train_lengths']):,} training sentences, {len(arrays['train_ids']):,} tokens")
+    say(f"corpus: {len(arrays['train_lengths']):,} of its {corpus_sentences:,} training sentences (what the plans "
+        f"read), {len(arrays['train_ids']):,} tokens")
     _write_xz(out / "vocab.txt.xz", "\n".join(vocab.itos).encode())
     on_pairs = [f for f in registry.FAMILIES.values() if f.objective().reads == "pairs"]  # their presets' pairs
     pairs = {str(p.wiki_min_score): [[t.a, t.b] for t in training_pairs(p.wiki_min_score)]
@@ -179,6 +213,7 @@ def build_pack(out: str | Path = "build/gpu-pack", scale: str = "paper", *, rebu
     files = sorted(PACK_FILES)
     meta = {"version": PACK_VERSION, "scale": scale, **settings, "words": len(vocab),
             "train_sentences": int(len(arrays["train_lengths"])), "train_tokens": int(len(arrays["train_ids"])),
+            "corpus_train_sentences": corpus_sentences,
             "valid_sentences": int(len(arrays["valid_lengths"])), "keep_tokens": KEEP_TOKENS,
             "datasets": list(DATASETS), "files": {f: sha256_file(out / f) for f in files},
             "bytes": sum((out / f).stat().st_size for f in files), "build_seconds": time.perf_counter() - t0}
@@ -250,6 +285,11 @@ class Pack:
                     os.environ[key] = value
 
     # ---- the corpus ----
+
+    @property
+    def corpus_fraction(self) -> float:
+        """The share of our corpus's training sentences the pack holds (:func:`planned_sentences`)."""
+        return self.meta["train_sentences"] / self.meta.get("corpus_train_sentences", self.meta["train_sentences"])
 
     def _load(self) -> dict:
         if self._arrays is None:

@@ -165,6 +165,12 @@ def train_and_score(planned: PlannedModel, plan: Plan, pack, device, out: Path, 
         settings = registry.preset(fam.name, plan.train_preset, max_seconds=None, max_steps=steps, eval_every=None,
                                    eval_steps=max(1, steps // plan.eval_points), precision=precision)
         data = pack.training_data(fam.name, variant, settings)
+        packed = fam.objective().sampler(variant, settings, data, seed=0).steps_per_epoch
+        if steps > packed:
+            raise ReproducerError(f"{name}: {steps:,} steps of {settings.batch_size} would read the pack's "
+                                  f"{pack.meta['train_sentences']:,} training sentences more than once ({packed:,} "
+                                  "steps): a pack holds what its scale's plans train on (reproducer.gpu_pack."
+                                  "planned_sentences); plan fewer steps, or raise the plan's and build the pack again.")
         valid = pack.training_data(fam.name, variant, settings, split="valid")
         sampler = fam.objective().sampler(variant, settings, valid, seed=0)
         held = [sampler.batch(i) for i in range(plan.held_out_batches)]
@@ -181,7 +187,9 @@ def train_and_score(planned: PlannedModel, plan: Plan, pack, device, out: Path, 
         raise ReproducerError(f"{name} failed at every precision: {failures}")
     train_wall = time.perf_counter() - t0
     log = fitted.log
-    epoch = fitted.batches.__self__.steps_per_epoch
+    # an epoch of our corpus: the packed part's batches scaled to the whole training split (the pack holds its first
+    # books, what the plans read: reproducer.gpu_pack.planned_sentences)
+    epoch = fitted.batches.__self__.steps_per_epoch / pack.corpus_fraction
     say(f"   {name}: {log.step:,} steps ({log.step / epoch:.2f} epochs) in {log.seconds:.0f} s of training")
     t0 = time.perf_counter()
     tasks = list(plan.eval_tasks or planned.tasks)
@@ -191,7 +199,7 @@ def train_and_score(planned: PlannedModel, plan: Plan, pack, device, out: Path, 
 
     return {"model": name, "preset": plan.train_preset, "planned_steps": planned.steps, "settings": settings.to_dict(),
             "precision": resolve_precision(settings.precision, device), "failed_precisions": failures,
-            "steps": log.step, "epochs": log.step / epoch, "batches_per_epoch": epoch,
+            "steps": log.step, "epochs": log.step / epoch, "batches_per_epoch": round(epoch),
             "training_seconds": log.seconds, "train_wall_seconds": train_wall,
             "eval_seconds": time.perf_counter() - t0, "sentences_per_second": log.examples_per_second,
             "parameters": log.parameters, "log": log.to_dict(), "scores": results.scores,

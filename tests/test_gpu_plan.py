@@ -15,7 +15,7 @@ import pytest
 from reproducer.bench import family_objectives
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json
-from reproducer.gpu_pack import KEEP_TOKENS, MAX_PACK_BYTES, Pack, build_pack
+from reproducer.gpu_pack import KEEP_TOKENS, MAX_PACK_BYTES, PLAN_MARGIN, Pack, _first_books, build_pack, planned_sentences
 from reproducer.gpu_plans import PlannedModel
 from reproducer.gpu_run import MAX_FILES, _Stages, check_returnable, plan_of
 
@@ -42,8 +42,9 @@ def test_pack_ids_are_the_chapters_ids_at_any_vocabulary_size(smoke_pack):
     for size in (500, 2000):
         vocab = Vocabulary.build(corpus.sentences, max_size=size)
         assert pack.vocabulary(size) == vocab
-        ours, theirs = pack.word_ids("train", size), TokenizedCorpus.from_corpus(corpus, vocab)
-        assert len(ours) == len(theirs) and ours.book_spans == theirs.book_spans
+        ours = pack.word_ids("train", size)
+        theirs = _first_books(TokenizedCorpus.from_corpus(corpus, vocab), planned_sentences("smoke"))  # what it packs
+        assert len(ours) == len(theirs) == pack.meta["train_sentences"] and ours.book_spans == theirs.book_spans
         for i in (0, 17, len(ours) - 1):
             np.testing.assert_array_equal(ours.sentence(i), theirs.sentence(i, max_len=KEEP_TOKENS))
     assert max(len(pack.word_ids("train").sentence(i)) for i in range(len(ours))) == KEEP_TOKENS
@@ -109,6 +110,37 @@ def test_the_plans_train_stage_trains_and_scores_a_sixth_papers_model(smoke_pack
     for other in ("combine-skip", "glove-bow"):
         with pytest.raises(ReproducerError, match="the plan trains a variant"):
             train_and_score(PlannedModel(other, 3, ("MR",)), plan, Pack(smoke_pack), torch.device("cpu"), tmp_path)
+
+
+def test_the_pack_holds_the_first_books_the_plans_read_and_a_plan_cannot_read_them_twice(smoke_pack, tmp_path):
+    """A pack holds whole books from the corpus's start, at least :data:`PLAN_MARGIN` times what the plans' largest model
+    reads (here a pack of 3 books cut to what 2 of them hold); its ids and spans are the whole pack's first; the
+    epochs a run reports are of the whole corpus; a model whose steps would read the packed sentences twice is refused
+    before it trains (fails on a pack that silently wrapped around)."""
+    import torch
+
+    from reproducer.gpu_run import train_and_score
+
+    from reproducer.data.batches import TokenizedCorpus
+    from reproducer.data.corpus import CorpusConfig, load_corpus
+
+    pack = Pack(smoke_pack)
+    whole = TokenizedCorpus.from_corpus(load_corpus("train", CorpusConfig(max_books=3), progress=False),
+                                        pack.vocabulary())
+    first_end = whole.book_spans[0][2]
+    cut = _first_books(whole, first_end + 1)  # one sentence into the second book: both books, whole
+    assert [tuple(b) for b in cut.book_spans] == [tuple(b) for b in whole.book_spans[:2]]
+    assert len(cut) == whole.book_spans[1][2] and np.array_equal(cut.ids, whole.ids[: whole.offsets[len(cut)]])
+    assert _first_books(whole, first_end).book_spans == whole.book_spans[:1]
+    assert _first_books(whole, None) is whole and _first_books(whole, 10**9) is whole
+    assert planned_sentences("paper") == int(2500 * 400 * PLAN_MARGIN)  # uni-QT's steps × batch, the plans' largest
+    assert planned_sentences("smoke") == int(32 * 4 * PLAN_MARGIN) and planned_sentences("nowhere") is None
+
+    assert pack.meta["corpus_train_sentences"] >= pack.meta["train_sentences"] > planned_sentences("smoke")
+    plan = plan_of("smoke")
+    too_many = PlannedModel("uni-QT", pack.meta["train_sentences"] // 32 + 1, ("MR",))
+    with pytest.raises(ReproducerError, match="more than once"):
+        train_and_score(too_many, plan, pack, torch.device("cpu"), tmp_path, say=lambda *a: None)
 
 
 @pytest.mark.slow
@@ -237,11 +269,13 @@ def _real_pack() -> Path:
 
 @pytest.mark.slow
 def test_the_real_pack_is_within_its_limit():
-    """The pack of the whole corpus at the paper vocabulary is at most 60 MiB and opens (every checksum verified)."""
+    """The pack at the paper vocabulary is at most 60 MiB and opens (every checksum verified); it holds the sentences
+    the paper plan's models read (not the whole corpus: its vocabulary is the whole corpus's)."""
     pack = Pack(_real_pack())
     assert pack.meta["bytes"] <= MAX_PACK_BYTES
     assert sum(p.stat().st_size for p in pack.folder.rglob("*") if p.is_file()) <= MAX_PACK_BYTES
-    assert pack.meta["train_sentences"] > 1_400_000 and len(pack.words) >= 50_000  # QT's paper vocabulary fits
+    assert pack.meta["corpus_train_sentences"] > 1_400_000 and len(pack.words) >= 50_000  # QT's paper vocabulary fits
+    assert planned_sentences("paper") <= pack.meta["train_sentences"] < pack.meta["corpus_train_sentences"]
 
 
 @pytest.mark.slow
