@@ -114,15 +114,14 @@ def test_the_plans_train_stage_trains_and_scores_a_sixth_papers_model(smoke_pack
 
 def test_the_pack_holds_the_first_books_the_plans_read_and_a_plan_cannot_read_them_twice(smoke_pack, tmp_path):
     """A pack holds whole books from the corpus's start, at least :data:`PLAN_MARGIN` times what the plans' largest model
-    reads (here a pack of 3 books cut to what 2 of them hold); its ids and spans are the whole pack's first; the
-    epochs a run reports are of the whole corpus; a model whose steps would read the packed sentences twice is refused
-    before it trains (fails on a pack that silently wrapped around)."""
+    reads (the cut of 3 books at one sentence into the second keeps both, whole); the epochs a run reports are of the
+    whole corpus, not of the packed part; a model whose steps would read the packed sentences twice is refused before
+    it trains (fails on a pack that silently wrapped around)."""
     import torch
-
-    from reproducer.gpu_run import train_and_score
 
     from reproducer.data.batches import TokenizedCorpus
     from reproducer.data.corpus import CorpusConfig, load_corpus
+    from reproducer.gpu_run import train_and_score
 
     pack = Pack(smoke_pack)
     whole = TokenizedCorpus.from_corpus(load_corpus("train", CorpusConfig(max_books=3), progress=False),
@@ -138,7 +137,11 @@ def test_the_pack_holds_the_first_books_the_plans_read_and_a_plan_cannot_read_th
 
     assert pack.meta["corpus_train_sentences"] >= pack.meta["train_sentences"] > planned_sentences("smoke")
     plan = plan_of("smoke")
-    too_many = PlannedModel("uni-QT", pack.meta["train_sentences"] // 32 + 1, ("MR",))
+    record = train_and_score(PlannedModel("uni-QT", 2, ("MR",)), plan, pack, torch.device("cpu"), tmp_path,
+                             say=lambda *a: None)
+    corpus, packed = pack.meta["corpus_train_sentences"], pack.meta["train_sentences"]
+    assert packed < corpus and abs(record["batches_per_epoch"] - corpus / 32) <= corpus / packed + 1  # batch 32
+    too_many = PlannedModel("uni-QT", packed // 32 + 1, ("MR",))
     with pytest.raises(ReproducerError, match="more than once"):
         train_and_score(too_many, plan, pack, torch.device("cpu"), tmp_path, say=lambda *a: None)
 
