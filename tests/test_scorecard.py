@@ -260,9 +260,7 @@ def test_stale_names_what_changed(two_chapters):
         "chapter 02 was re-executed at default on its step-budget seeds after chapter 06: chapter 06's default "
         "re-execution retrains the equal-compute study by steps first (issue 67); strict, so the mark goes once it is "
         "current"))),
-    pytest.param("quick", marks=pytest.mark.xfail(strict=True, reason=(
-        "chapter 06's quick scorecard (59 rows) predates chapters 01, 03 and 05's quick claims (67): its re-execution "
-        "retrains the equal-compute study by steps (issue 67); strict, so the mark goes once it is current")))])
+    "quick"])
 def test_committed_scorecards_are_current(preset):
     """Chapter 06's committed scorecard says what the chapters' committed claims say, at both presets (issue 68)."""
     from pathlib import Path
