@@ -1,0 +1,50 @@
+"""Train and score one claims seed of chapter 01 as its own unit: ``python scripts/claims_seed.py PRESET SEED``.
+
+Chapter 01's default run trains uni-skip and bi-skip for seed 0 and then for each claims seed (about 6 hours in all on
+2 CPU cores), longer than one working session; its checkpoints are git-ignored, so a seed cut off halfway is trained
+again. This trains one seed whole: exactly what the notebook's claims-seeds cell computes for it (the same sibling run,
+folder ``results/01_skip_thoughts/<preset>+seed=K/`` and result keys), so executing the notebook afterwards reuses
+every result and trains only what is missing. A seed whose results are current is reused, not trained again
+(``[reused]`` lines): run it at ``quick`` on a current checkout to check that the keys still agree with the notebook.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+#: The notebook's parameters (its parameters cell's defaults): the sibling run's key is made from them.
+NOTEBOOK_DEFAULTS = dict(seed=0, retrain=False, max_steps=0, eval_config="", seeds=3, n_queries=10, pool_size=20000)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from reproducer.notebook import start
+    from reproducer.papers.registry import preset as preset_of
+    from reproducer.papers.skip_thoughts import chapter as skip_thoughts
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("preset", choices=["quick", "default", "paper"])
+    parser.add_argument("seed", type=int, help="a claims seed of the notebook's run: 1 .. seeds - 1")
+    args = parser.parse_args(argv)
+    parameters = {**NOTEBOOK_DEFAULTS, "preset": args.preset}
+    if not 1 <= args.seed < parameters["seeds"]:
+        parser.error(f"seed must be a claims seed, 1 to {parameters['seeds'] - 1} (seed 0 is the notebook's own run)")
+    run = start("01_skip_thoughts", parameters)
+    settings = preset_of("skip-thought", args.preset)
+    # as the notebook's set-up cell (not smoke: its tasks, pool and queries are the full ones)
+    models = skip_thoughts.SkipThoughtModels(run, settings, tasks=["MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-R"],
+                                             seed=0, progress=True, pool_size=parameters["pool_size"],
+                                             n_queries=parameters["n_queries"], extra_tasks=None)
+    models.declare()
+    extra = next(m for m in models.seeds(parameters["seeds"]) if m.seed == args.seed)
+    print(f"seed {args.seed}: {extra.run.dir}, {settings.max_steps:,} steps a model", flush=True)
+    for name in (*skip_thoughts.SEED_MODELS, *skip_thoughts.BASELINES):  # as the notebook's claims-seeds cell
+        extra.unit(name, neighbours=False)
+        print(f"seed {args.seed}: {name} done", flush=True)
+    return 0
+
+
+if __name__ == "__main__":  # the corpus is built by worker processes that import this module again
+    sys.exit(main())
