@@ -16,12 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-#: The notebook's parameters (its parameters cell's defaults): the sibling run's key is made from them.
-NOTEBOOK_DEFAULTS = dict(seed=0, retrain=False, max_steps=0, eval_config="", seeds=3, n_queries=10, pool_size=20000)
-
-
 def main(argv: list[str] | None = None) -> int:
-    from reproducer.notebook import start
+    from reproducer.notebook import default_parameters, notebook_path, start
     from reproducer.papers.registry import preset as preset_of
     from reproducer.papers.skip_thoughts import chapter as skip_thoughts
 
@@ -29,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("preset", choices=["quick", "default", "paper"])
     parser.add_argument("seed", type=int, help="0: the notebook's own models; 1 .. seeds - 1: a claims seed")
     args = parser.parse_args(argv)
-    parameters = {**NOTEBOOK_DEFAULTS, "preset": args.preset}
+    # the notebook's parameters cell's defaults: the sibling run's key is made from them
+    parameters = {**default_parameters(notebook_path("01_skip_thoughts")), "preset": args.preset}
     if not 0 <= args.seed < parameters["seeds"]:
         parser.error(f"seed must be 0 (the notebook's own models) or a claims seed, 1 to {parameters['seeds'] - 1}")
     run = start("01_skip_thoughts", parameters)
