@@ -1206,6 +1206,24 @@ def test_skip_thought_units_cache_combine_skip_and_its_similarity_suite(results_
                            "analogy": [], "twins": [["combine-skip"]], "search": []}  # all cached (the twins' cache: its own test)
 
 
+def test_skip_thought_units_score_the_twins_after_every_product_that_needs_the_trained_encoders(results_dir,
+                                                                                                monkeypatch):
+    """A default seed trains for about two hours and its checkpoints do not outlive a session: bi-skip's unit runs
+    what needs the trained encoders (evaluations, similarity, analogy, neighbours and search, the half-budget
+    products) before combine-skip's untrained twins, which need none (a run cut off there retrains nothing)."""
+    models, asked = skip_models(NotebookRun("01_skip_thoughts", "smoke"), monkeypatch)
+    order = []
+    for method in ("similarity", "analogy", "halfway", "twins"):
+        original = getattr(models, method)
+        setattr(models, method, lambda *a, _m=method, _f=original, **k: order.append(_m) or _f(*a, **k))
+    models.unit("uni-skip")
+    assert order == ["halfway"]
+    models.unit("bi-skip")
+    assert order[:4] == ["halfway", "similarity", "analogy", "halfway"]  # the half-budget analogy (if any) inside it
+    assert order.count("twins") == 1 and order[-1] == "twins"
+    assert asked["twins"] == [["combine-skip"]]
+
+
 def test_the_searchable_explorer_is_a_unit_product_of_the_headline_encoders(results_dir, monkeypatch, capsys):
     """Issue 69 item 8: combine-skip's neighbours of every pool sentence are stored by bi-skip's unit in the main run
     (``search_combine-skip.json``, committed: the explorer is drawn again without the models), read back without

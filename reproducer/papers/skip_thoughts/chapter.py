@@ -147,7 +147,8 @@ class SkipThoughtModels(ChapterModels):
         chapter 03) and its analogy answers (read by chapter 02's analogy claim); with ``neighbours`` the neighbour
         tables of the encoders it completes (and combine-skip's neighbours of every pool sentence, :meth:`search`); then
         the evaluations and analogy answers of the encoders it completes at
-        half the step budget (:meth:`halfway`)."""
+        half the step budget (:meth:`halfway`); last, combine-skip's untrained twins, the only products that need no
+        checkpoint (a run cut off before them trains nothing again)."""
         if name in TRAINED:
             self.record(name)
         self.evaluated(name)
@@ -158,7 +159,6 @@ class SkipThoughtModels(ChapterModels):
         if name == "bi-skip":
             self.evaluated("combine-skip")
             self.evaluated("combine-skip (no expansion)")
-            self.twins(["combine-skip"])
             self.similarity("combine-skip")
             self.analogy("combine-skip", PARTS["combine-skip"])
         for encoder in completes[name] if neighbours else ():
@@ -170,6 +170,8 @@ class SkipThoughtModels(ChapterModels):
         if name == "bi-skip":
             self.halfway({n: (None, PARTS[n]) for n in ("bi-skip", "combine-skip", "combine-skip (no expansion)")},
                          {"combine-skip": PARTS["combine-skip"]})
+            # last: the untrained twins need no checkpoint, so a run cut off here loses nothing it cannot redo
+            self.twins(["combine-skip"])
 
 
 def skip_thought_minutes(run) -> str:
