@@ -135,14 +135,21 @@ def test_the_chapters_constants_agree_with_table3s_rows():
 
 class FakeRows:
     """What ConsensusModels uses of RowEncoders: a row's evaluation record (its STS12 score: the row's place in
-    ROWS; an untrained twin's row, issue 44: -1), and clear()."""
+    ROWS; an untrained twin's row, issue 44: -1), and clear(); with a ``viewset`` (:meth:`over`) it first asks it for
+    the row's variants, as the real one encodes with their views."""
 
     def __init__(self):
-        self.evaluated, self.transfer, self.cleared = [], [], 0
+        self.evaluated, self.transfer, self.cleared, self.viewset = [], [], 0, None
+
+    def over(self, viewset):
+        self.viewset = viewset
+        return self
 
     def evaluate(self, row, groups, config, transfer=(), transfer_config=None):
         from reproducer.evaluate.views import ROWS
 
+        for variant in sorted({v for v, _ in ROWS.get(row, ())}) if self.viewset else ():
+            self.viewset(variant)
         self.evaluated.append((row, config))
         if transfer:
             self.transfer.append((row, tuple(transfer), transfer_config))
@@ -160,9 +167,11 @@ class FakeRows:
 
 
 def consensus(run, settings=None, **options):
-    """ConsensusModels in ``run`` whose training (fit), rows and neighbour searches are faked; returns the models and
-    what they were asked: ``fit`` (name, variant, config) and ``neighbours`` (encoder names)."""
+    """ConsensusModels in ``run`` whose training (fit: it saves a halfway bundle, as the real one), rows (the half
+    view's too: ``models.half_rows``, over its views) and neighbour searches are faked; returns the models and what
+    they were asked: ``fit`` (name, variant, config) and ``neighbours`` (encoder names)."""
     from reproducer.papers.registry import preset
+    from reproducer.results_store import model_files
 
     models = mv.ConsensusModels(run, settings or preset("consensus", "smoke"), groups=GROUPS, progress=False,
                                 **options)
@@ -172,6 +181,8 @@ def consensus(run, settings=None, **options):
     def fit(name, variant=None, config=None):  # trained once per kernel, as run.model does
         def train(checkpoint):
             asked["fit"].append((name, variant, config))
+            model_files(run.dir, name)["half"].parent.mkdir(parents=True, exist_ok=True)
+            model_files(run.dir, name)["half"].touch()  # a run with a checkpoint keeps its encoder halfway
             log = SimpleNamespace(to_dict=lambda: {"step": 2, "seconds": 1.5, "examples": 10, "losses": [],
                                                    "evals": []})
             return Fitted(Stub(f"views of {name}"), SimpleNamespace(temperature=SimpleNamespace(
@@ -179,8 +190,17 @@ def consensus(run, settings=None, **options):
 
         return run.model(name, train)
 
-    models.fit = fit
-    models.rows = FakeRows()
+    def half_encoder(name, **options):  # the halfway bundle, where the fake training saved one
+        return Stub(f"{name} halfway") if model_files(run.dir, name)["half"].is_file() else None
+
+    def at_half():
+        view = plain_half()
+        view.rows = models.half_rows.over(view.viewset)
+        return view
+
+    models.fit, run.half_encoder = fit, half_encoder
+    models.rows, models.half_rows = FakeRows(), FakeRows()
+    plain_half, models.at_half = models.at_half, at_half
     models.products.neighbours = lambda name: asked["neighbours"].append(name)
     models.products.search = lambda name: asked["search"].append(name)
     return models, asked
@@ -221,18 +241,16 @@ def test_consensus_units_score_each_row_once_its_variants_are_trained(results_di
 
 def test_consensus_units_score_the_rows_over_the_views_saved_at_half_the_budget(results_dir, monkeypatch, capsys):
     """Issue 70 in chapter 04: each unit also scores the Table 3 rows it completes over the variants' views saved at
-    half their step budget (``eval_<row>_half.json``), never by training; the half view's evidence reads them, and
-    the untrained twin's row is shared (no budget); without the saved views a row is noted, not trained."""
+    half their step budget (``eval_<row>_half.json``); the half view's evidence reads them, and the untrained twin's
+    row is shared (no budget); without the saved views (checkpoints gone) a missing row's variant is trained again to
+    half its budget, as a run of its own under its own name, once."""
     from reproducer.evaluate.views import ROWS
     from reproducer.results_store import model_files
 
     run = NotebookRun("04_consensus", "smoke")
     models, asked = consensus(run)
-    half_rows = FakeRows()
-    monkeypatch.setattr(mv, "RowEncoders", lambda viewset, rows: half_rows)
+    half_rows = models.half_rows
     for name in mv.ORDER:
-        model_files(run.dir, name)["half"].parent.mkdir(parents=True, exist_ok=True)
-        model_files(run.dir, name)["half"].touch()
         models.unit(name)
     assert sorted(row for row, _ in half_rows.evaluated) == sorted(ROWS)  # each row once, over the half views
     assert run.path("eval_MV_ensemble_half.json").is_file() and [n for n, _, _ in asked["fit"]] == list(mv.ORDER)
@@ -245,10 +263,17 @@ def test_consensus_units_score_the_rows_over_the_views_saved_at_half_the_budget(
         model_files(run.dir, name)["half"].unlink()
     run.path("eval_MV_f_half.json").unlink()
     again, asked_again = consensus(NotebookRun("04_consensus", "smoke"))
+    again.half_rows = half_rows
     again.unit("MV")
-    assert len(half_rows.evaluated) == len(ROWS) and asked_again["fit"] == []
-    assert "eval_MV_f_half: needs the half-budget views of MV, not saved in smoke/" in capsys.readouterr().out
-    assert "MV f U" not in again.at_half().evidence(baselines=False).results  # that budget lacks it: not read
+    assert [row for row, _ in half_rows.evaluated[len(ROWS):]] == ["MV f"]  # the one missing, scored again
+    (name, variant, config), = asked_again["fit"]  # MV's views trained once more, to half the steps
+    assert (name, variant) == ("MV (half budget)", "MV") and config.max_steps == again.settings.max_steps // 2
+    assert config.with_overrides(max_steps=again.settings.max_steps) == again.settings  # nothing else changes
+    assert "needs the half-budget" not in capsys.readouterr().out
+    assert "MV f U" in again.at_half().evidence(baselines=False).results
+    third, asked_third = consensus(NotebookRun("04_consensus", "smoke"))
+    third.unit("MV")
+    assert asked_third["fit"] == [] and third.half_rows.evaluated == []  # cached: read, not trained again
 
 
 def test_consensus_seed_units_score_only_the_claim_rows(results_dir):
@@ -544,6 +569,41 @@ def test_autoencoder_seeds_keep_the_pooling_and_the_held_out_batches(nb, monkeyp
     at.AutoencoderModels(started, preset("autoencoder", "default", max_steps=50), tasks=["MR", "STS14"], seed=1,
                          normalize_halves=False, held_out_batches=3).declare()
     assert started.key == seeds[1].run.key
+
+
+def test_an_autoencoder_whose_halfway_encoder_is_gone_is_trained_again_to_half_its_steps(results_dir, monkeypatch):
+    """Issue 70 in chapter 05: at half the budget a variant's encoder is the bundle its run saved halfway; when that is
+    gone (checkpoints are not committed) the variant is trained again, as a run of its own under its own name, for
+    half the steps of the same settings, without a training curve — once per kernel, then its saved bundle."""
+    import reproducer.encoders.bundles
+    from reproducer.papers.mean_max_aae import chapter as at
+    from reproducer.papers.registry import preset
+    from reproducer.report.units import half_run
+    from reproducer.results_store import model_files
+
+    calls, loaded = [], []
+
+    def train_or_reload(run, name, data, *, normalize_halves, curves=(), progress=True, variant=None, preset=None):
+        calls.append((name, variant, preset.max_steps if preset else None, tuple(curves), normalize_halves))
+        return run.model(name, lambda checkpoint: SimpleNamespace(encoder=Stub(f"trained {name}")))
+
+    monkeypatch.setattr(at, "train_or_reload", train_or_reload)
+    monkeypatch.setattr(reproducer.encoders.bundles, "load_encoder",
+                        lambda path, **options: loaded.append(path.name) or Stub(path.name))
+    run = NotebookRun("05_mean_max_aae", "smoke")
+    models = at.AutoencoderModels(run, preset("autoencoder", "smoke", max_steps=12), tasks=["MR"], progress=False,
+                                  normalize_halves=False)
+    models.__dict__["data"] = "data"  # loaded on first use: not needed by the fake
+    half = models.at_half().trained("mean-max AAE")
+    assert calls == [("mean-max AAE (half budget)", "mean-max AAE", 6, (), False)] and loaded == []
+    assert half.name == "mean-max AAE"  # named as the model it stands for
+    assert models.at_half().trained("mean-max AAE") is half  # this kernel's: not trained again
+    model_files(run.dir, "mean-max AAE")["half"].parent.mkdir(parents=True, exist_ok=True)
+    model_files(run.dir, "mean-max AAE")["half"].touch()  # saved halfway by its full run: read, nothing trains
+    again = at.AutoencoderModels(NotebookRun("05_mean_max_aae", "smoke"), models.settings, tasks=["MR"])
+    assert again.at_half().trained("mean-max AAE").name == "mean-max AAE" and len(calls) == 1
+    assert loaded == ["mean-max_AAE.half.encoder.pt"]
+    assert half_run("mean-max AAE") == "mean-max AAE (half budget)"
 
 
 def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):

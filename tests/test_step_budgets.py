@@ -34,14 +34,14 @@ def test_every_declared_model_budget_is_a_number_of_steps():
             assert settings.max_steps == steps and settings.max_seconds is None
 
 
-def _smoke_run(family_name: str, variant: str, checkpoint=None, **overrides):
+def _smoke_run(family_name: str, variant: str, checkpoint=None, evaluate=None, **overrides):
     from reproducer.papers.registry import family, preset
 
     fam = family(family_name)
     settings = preset(fam.name, "smoke", **overrides)
     data = training_digests.seeded_vectors(fam.training_data(variant, settings))
     return fam.fit(variant, settings, data, seed=0, device="cpu", progress=False, checkpoint=checkpoint,
-                   **fam.fit_options)
+                   evaluate=evaluate, **fam.fit_options)
 
 
 @pytest.mark.slow
@@ -80,6 +80,33 @@ def test_a_run_keeps_its_encoder_at_half_its_steps(tmp_path):
     saved = load_encoder(half_path)
     assert torch.equal(torch.as_tensor(saved.encode(sentences)), torch.as_tensor(half.encoder.encode(sentences)))
     assert not torch.equal(torch.as_tensor(saved.encode(sentences)), torch.as_tensor(full.encoder.encode(sentences)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family_name,variant", [("consensus", "MV"), ("autoencoder", "mean-max AAE")])
+def test_a_run_of_half_the_steps_is_the_full_runs_halfway_encoder(tmp_path, family_name, variant):
+    """Chapters 04 and 05 at half their budget (issue 70): where a seed's halfway bundle is gone, the variant is
+    trained again as a run of its own to half the steps, without the training curve
+    (:meth:`~reproducer.report.units.ChapterModels.train_to_half`). That is the same encoder as the full run's
+    halfway bundle, saved while the full run evaluated its curve: no schedule depends on the budget, batches (and
+    dropout) are drawn by step, and an evaluation changes neither."""
+    from reproducer.checkpoints import half_budget_bundle
+    from reproducer.encoders.bundles import load_encoder
+
+    checkpoint = tmp_path / f"{variant}.train.pt"
+    evaluated = []
+
+    def curve(fitted, step):  # as a chapter's curve: encodes sentences in eval mode
+        evaluated.append(step)
+        return {"norm": float(torch.as_tensor(fitted.encoder.encode(training_digests.SENTENCES[:2])).norm())}
+
+    full = _smoke_run(family_name, variant, checkpoint=checkpoint, evaluate=curve, max_steps=6, eval_steps=2)
+    half = _smoke_run(family_name, variant, max_steps=3)
+    assert evaluated == [2, 4, 6]
+    sentences = training_digests.SENTENCES
+    saved = torch.as_tensor(load_encoder(half_budget_bundle(checkpoint)).encode(sentences))
+    assert torch.equal(saved, torch.as_tensor(half.encoder.encode(sentences)))
+    assert not torch.equal(saved, torch.as_tensor(full.encoder.encode(sentences)))
 
 
 def test_a_seconds_budget_on_the_train_command_says_it_is_not_reproducible(monkeypatch, tmp_path):

@@ -254,20 +254,39 @@ class ChapterModels:
 
     def saved(self, name: str, fit: Callable[[str], object], **options):
         """Trained model ``name``'s encoder: this kernel's, its saved bundle, else ``fit(name).encoder`` (training it);
-        in the :meth:`at_half` view its half-budget encoder, which nothing but training again makes: an error when it
-        is gone. ``options``: how a bundle is loaded (``view="all"``: a consensus model's views)."""
+        in the :meth:`at_half` view its half-budget encoder, saved halfway by its run, else (a chapter that
+        :data:`TRAINS_TO_HALF`) :meth:`train_to_half`'s; otherwise an error when it is gone. ``options``: how a bundle
+        is loaded (``view="all"``: a consensus model's views)."""
         if not self.half:
             return self.run.encoder(name, **options) or fit(name).encoder
         encoder = self.run.half_encoder(name, **options)
+        if encoder is None and self.TRAINS_TO_HALF:
+            encoder = self.run.encoder(half_run(name), **options) or self.train_to_half(name)
+            encoder.name = name
         if encoder is None:
             raise ReproducerError(f"{name}: its encoder at half its step budget is not saved in {self.run.dir.name}/"
                                   "checkpoints/ (checkpoints are not committed): only training it again makes it.")
         return encoder
 
+    #: Whether a model whose encoder saved at half its step budget is gone (checkpoints are not committed) is trained
+    #: again to half its budget, as a run of its own (:meth:`train_to_half`; issue 70), when a product needs it.
+    TRAINS_TO_HALF: bool = False
+
+    def train_to_half(self, name: str):
+        """Issue 70: model ``name`` trained again, as a run of its own (:func:`half_run`, its own checkpoint), for half
+        the step budget of these models' settings, from the same seed: its encoder. Called by :meth:`saved` when
+        the half-budget encoder its full run saved is gone; a chapter that :data:`TRAINS_TO_HALF` gives it."""
+        raise NotImplementedError(f"{type(self).__name__} does not train its models again to half their budget.")
+
+    def half_settings(self):
+        """These models' settings with half their step budget (what :meth:`train_to_half` trains with)."""
+        return self.settings.with_overrides(max_steps=self.settings.max_steps // 2)
+
     def at_hand(self, *names: str) -> bool:
         """Whether the trained models ``names`` are at hand without training: trained in this kernel or saved (in
-        the :meth:`at_half` view: their half-budget encoders saved)."""
-        return self.run.has_half(*names) if self.half else self.run.has_model(*names)
+        the :meth:`at_half` view: their half-budget encoders saved, or to be trained again to half their budget by
+        a chapter that :data:`TRAINS_TO_HALF`)."""
+        return (self.TRAINS_TO_HALF or self.run.has_half(*names)) if self.half else self.run.has_model(*names)
 
     def cached(self, name: str, compute: Callable[[], object], **kwargs):
         """Product ``name`` (a results file without ``.json``) through ``run.json`` (``kwargs``: its own), except in
@@ -340,7 +359,8 @@ class ChapterModels:
         """The products of some encoders at half their step budget (:meth:`at_half`), computed in a model's unit while
         the half-budget encoders exist (checkpoints are not committed): ``evaluations`` maps an encoder to ``(tasks,
         parts)`` (its tasks, ``None``: the chapter's; the trained models it is made of), ``analogies`` an encoder to its
-        parts. One not cached whose parts' half-budget encoders are gone is left out, with a note."""
+        parts. One not cached whose parts' half-budget encoders are gone is left out, with a note — or, in a chapter
+        that :data:`TRAINS_TO_HALF`, computed from its parts trained again to half their budget."""
         half = self.at_half()
         for name, (tasks, parts) in evaluations.items():
             if half.obtainable(eval_key(name, half.products.suffix), parts, "only training again makes them.",
@@ -446,6 +466,12 @@ def eval_key(name: str, suffix: str = "") -> str:
 def search_key(name: str, suffix: str = "") -> str:
     """The file name (without ``.json``) of model ``name``'s pool neighbours (:meth:`ModelProducts.search`)."""
     return f"search_{slug(name)}{suffix}"
+
+
+def half_run(name: str) -> str:
+    """The name of model ``name``'s run of its own to half its step budget (:meth:`ChapterModels.train_to_half`):
+    ``"<name> (half budget)"``, its checkpoint and encoder bundle beside the full run's."""
+    return f"{name} (half budget)"
 
 
 def twin_key(name: str, vectors_name: str | None = None) -> str:

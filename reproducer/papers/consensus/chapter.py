@@ -15,7 +15,7 @@ from reproducer.evaluate.views import ROWS, ProjectionSnapshots, RowEncoders, cu
 from reproducer.papers.registry import family
 from reproducer.results_store import slug
 from reproducer.report.claims import Evidence, untrained
-from reproducer.report.units import ChapterModels, eval_key
+from reproducer.report.units import ChapterModels, eval_key, half_run
 from reproducer.runtime import default_device
 from reproducer.papers.consensus.tables import CURVES, PAPER, T6, TRANSFER_ROW
 
@@ -99,6 +99,15 @@ class ConsensusModels(ChapterModels):
                                            seed=self.seed, progress=self.progress)
 
         return self.run.model(name, train)
+
+    TRAINS_TO_HALF = True
+
+    def train_to_half(self, name: str):
+        """Issue 70: variant ``name``'s views trained again for half the step budget, as a run of its own
+        (:func:`~reproducer.report.units.half_run`, :meth:`fit` of the variant at :meth:`half_settings`, without
+        Figure 1's curve): a seed whose half-budget views were not saved (checkpoints are not committed) is read at
+        half its budget all the same."""
+        return self.fit(half_run(name), name, self.half_settings()).encoder
 
     def record(self, name: str) -> dict:
         """Variant ``name``'s training log and learned τ: ``<name>_training.json`` if cached."""
@@ -218,8 +227,9 @@ class ConsensusModels(ChapterModels):
 
     def halfway_rows(self, name: str, rows=None) -> None:
         """Issue 70: the rows of ``rows`` (by default all of Table 3) that variant ``name`` completes, scored over the
-        variants' views saved at half their step budget (:meth:`at_half`), while those exist (checkpoints are not
-        committed); one not cached whose half-budget views are gone is left out, with a note."""
+        variants' views at half their step budget (:meth:`at_half`): those their runs saved halfway, or, where those
+        are gone (checkpoints are not committed), the variants trained again to half the steps
+        (:meth:`train_to_half`)."""
         half = self.at_half()
         done = set(ORDER[:ORDER.index(name) + 1])
         for row, parts in ROWS.items():

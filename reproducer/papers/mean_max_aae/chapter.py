@@ -32,7 +32,7 @@ from reproducer.papers import registry
 from reproducer.papers.registry import family
 from reproducer.results_store import slug
 from reproducer.papers.mean_max_aae.objective import decoder_attention, held_out_statistics
-from reproducer.report.units import ChapterModels
+from reproducer.report.units import ChapterModels, half_run
 from reproducer.runtime import default_device
 
 PAPER = registry.paper("zhang2018")  # this chapter's declaration (reproducer/papers/mean_max_aae/__init__.py)
@@ -139,18 +139,23 @@ def curve_point(module, encoder, held_out: list, config: str = "prototype") -> d
     return {"accuracy": stats["accuracy"], **stats["attention"], CURVE_TASK: float(sts)}
 
 
-def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: bool, curves=(), progress: bool = True):
+def train_or_reload(run, name: str, data: AutoencoderData, *, normalize_halves: bool, curves=(), progress: bool = True,
+                    variant: str | None = None, preset=None):
     """The :class:`~reproducer.fit.Fitted` Table 3 variant ``name``: this kernel's, else trained (resuming from, or
     reloading, its checkpoint; seeded with ``data.seed``) by :meth:`run.model
     <reproducer.results_store.NotebookRun.model>`,
     which saves its encoder bundle. Variants in ``curves`` record a :func:`curve_point` on ``data.held_out()`` at the
-    preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle)."""
+    preset's evaluation points. The test-time encoder pools with ``normalize_halves`` (also in its saved bundle).
+    ``variant`` and ``preset``: another run of a variant under its own ``name`` (by default ``name`` itself at
+    ``data.preset``; e.g. its run to half the budget, :meth:`AutoencoderModels.train_to_half`)."""
+    variant, preset = variant or name, preset or data.preset
+
     def point(fitted, step):
         return curve_point(fitted.module, fitted.encoder, data.held_out(), quick_look(data.preset.eval_config))
 
     def fit(checkpoint):
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        return family("autoencoder").fit(name, data.preset, data.training_data(), checkpoint=checkpoint, seed=data.seed,
+        return family("autoencoder").fit(variant, preset, data.training_data(), checkpoint=checkpoint, seed=data.seed,
                                          progress=progress, evaluate=point if name in curves else None,
                                          normalize_halves=normalize_halves)
 
@@ -244,6 +249,16 @@ class AutoencoderModels(ChapterModels):
         return train_or_reload(self.run, name, self.data, normalize_halves=self.normalize_halves, curves=ORDER,
                                progress=self.progress)
 
+    TRAINS_TO_HALF = True
+
+    def train_to_half(self, name: str):
+        """Issue 70: variant ``name`` trained again for half the step budget, as a run of its own
+        (:func:`~reproducer.report.units.half_run`; :func:`train_or_reload` at :meth:`half_settings`, without a
+        training curve): a seed whose half-budget encoder was not saved (checkpoints are not committed) is read at
+        half its budget all the same."""
+        return train_or_reload(self.run, half_run(name), self.data, normalize_halves=self.normalize_halves,
+                               progress=self.progress, variant=name, preset=self.half_settings()).encoder
+
     def record(self, name: str) -> dict:
         """Variant ``name``'s :func:`training_record`: ``<name>_training.json`` if cached."""
         return self.run.training_record(name, lambda: training_record(self.fit(name), self.data))
@@ -268,8 +283,8 @@ class AutoencoderModels(ChapterModels):
     def unit(self, name: str, neighbours: bool = True) -> None:
         """Everything the chapter shows of variant ``name``, computed right after it trains and cached: its training
         record and evaluation, and for the two mean-max models their untrained twin's evaluation (every seed: the
-        book's claim that training beats it) and its evaluation at half its step budget (issue 70: while the encoder
-        its training saved halfway exists); with ``neighbours`` (the main run, not the seeds' runs) also, for the
+        book's claim that training beats it) and its evaluation at half its step budget (issue 70: the encoder its
+        training saved halfway, or where that is gone the variant trained again to half, :meth:`train_to_half`); with ``neighbours`` (the main run, not the seeds' runs) also, for the
         two mean-max models, their step-0 curve point and neighbour tables (the mean-max AAE's also of every pool
         sentence, :meth:`~reproducer.report.units.ChapterModels.search`), and after the mean-max AAE Figure 2's
         attention."""
