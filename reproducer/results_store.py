@@ -365,16 +365,23 @@ class NotebookRun:
     def path(self, name: str) -> Path:
         return self.dir / name
 
-    def sibling(self, preset: str | None = None, seed: int | None = None, reset: tuple[str, ...] = ()) -> "NotebookRun":
+    def sibling(self, preset: str | None = None, seed: int | None = None, reset: tuple[str, ...] = (),
+                changes: dict[str, Any] | None = None) -> "NotebookRun":
         """This notebook's run at another ``preset`` and/or ``seed``, with this run's other parameters but those in
-        ``reset`` (back to their defaults, e.g. a budget that does not apply at the other preset) — so with the results
-        folder and keys that executing the notebook with them gives: where a chapter keeps the extra training seeds of
-        its claims. Declare its settings (:meth:`settings`) as the notebook's set-up cell does."""
+        ``reset`` (back to their defaults, e.g. a budget that does not apply at the other preset) and those in
+        ``changes`` (parameter → value, e.g. ``{"max_steps": 24000}``) — so with the results folder and keys that
+        executing the notebook with them gives: where a chapter keeps the extra training seeds of its claims, or a
+        model trained longer. Declare its settings (:meth:`settings`) as the notebook's set-up cell does."""
         preset = check_preset(preset or self.preset)
         seed = self.seed if seed is None else seed
-        parameters = {**self.parameters, **{k: self.defaults[k] for k in reset if k in self.defaults},
+        changes = dict(changes or {})
+        unknown = sorted(set(changes) - set(self.defaults)) if self.defaults else []
+        if unknown:
+            raise ReproducerError(f"{self.notebook} has no parameter {', '.join(unknown)}.")
+        parameters = {**self.parameters, **{k: self.defaults[k] for k in reset if k in self.defaults}, **changes,
                       "preset": preset, "seed": seed}
-        changed = {k: v for k, v in self.changed.items() if k != "seed" and k not in reset}
+        changed = {k: v for k, v in self.changed.items() if k != "seed" and k not in reset and k not in changes}
+        changed.update({k: v for k, v in changes.items() if k not in self.defaults or v != self.defaults[k]})
         if seed != 0:
             changed["seed"] = seed
         run = NotebookRun(self.notebook, preset, seed, self.retrain, parameters=parameters, changed=changed,

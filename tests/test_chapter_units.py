@@ -606,6 +606,30 @@ def test_an_autoencoder_whose_halfway_encoder_is_gone_is_trained_again_to_half_i
     assert half_run("mean-max AAE") == "mean-max AAE (half budget)"
 
 
+def test_models_trained_longer_are_the_run_that_executing_the_notebook_with_their_steps_gives(nb):
+    """Issue 70's check of the book's extrapolations: ``longer()`` is the same seed at 4 × the step budget, in the
+    folder and under the keys of the notebook executed with ``-p max_steps <steps>``; a parameter the notebook has
+    not got is refused."""
+    from reproducer.papers.mean_max_aae import chapter as at
+    from reproducer.papers.registry import preset
+
+    main = at.AutoencoderModels(nb("05_mean_max_aae"), preset("autoencoder", "default"), tasks=["MR"],
+                                progress=False, normalize_halves=False)
+    longer = main.longer()
+    steps = 4 * main.settings.max_steps
+    assert longer.settings.max_steps == steps and longer.settings.with_overrides(
+        max_steps=main.settings.max_steps) == main.settings
+    assert (longer.seed, longer.normalize_halves, longer.tasks) == (0, False, ["MR"])
+    assert longer.run.dir.name == f"default+max_steps={steps}" and longer.run.parameters["max_steps"] == steps
+    started = nb("05_mean_max_aae", max_steps=steps)
+    at.AutoencoderModels(started, preset("autoencoder", "default", max_steps=steps), tasks=["MR"],
+                         normalize_halves=False).declare()
+    assert started.key == longer.run.key
+    assert main.run.sibling(changes={"max_steps": 0}).dir == main.run.dir  # back at its default: the same run
+    with pytest.raises(ReproducerError, match="no parameter long_steps"):
+        main.run.sibling(changes={"long_steps": 1})
+
+
 def test_timing_repeats_the_study_with_successive_seeds(monkeypatch):
     import reproducer.papers.widths
     from reproducer.papers.registry import preset

@@ -186,3 +186,63 @@ def test_a_claim_that_does_not_depend_on_the_budget_is_not_read_along_it():
     assert supervised and all(c.budget_free == pc.SUPERVISED_BUDGET for c in supervised)
     figure1 = pc.figure1_claims([50, 100, 200])
     assert [bool(c.budget_free) for c in figure1] == [True, True, True, False]  # section 6's share reads PP itself
+
+
+# --- issue 70, item 3: the book's extrapolations checked against a run trained longer --------------------------------
+
+def test_a_projection_of_a_known_line_covers_its_value_four_budgets_out():
+    """projection: the line over log2(steps) at 4 × our largest budget (two doublings past 6,000 steps)."""
+    from reproducer.report.trend import projection
+
+    values, replicates = constructed(slope=0.8, start=-4.0)
+    at = projection(STEPS, values, replicates, at=24_000)
+    truth = -4.0 + 0.8 * np.log2(24)
+    assert at["low"] < truth < at["high"] and abs(at["value"] - truth) < 1.0
+    near = projection(STEPS, values, replicates, at=6000)
+    assert at["high"] - at["low"] > near["high"] - near["low"]  # further out, wider
+    exact = projection(STEPS, np.array([[1.0], [2.0], [3.0]]), at=12_000)  # no noise: the least-squares line
+    line = np.polyval(np.polyfit(np.log2(STEPS), [1.0, 2.0, 3.0], 1), np.log2(12_000))
+    assert exact["value"] == pytest.approx(line) and exact["low"] == exact["high"] == pytest.approx(line)
+
+
+def _seeds_at(mean: float, seeds: int = 3, first_seed: int = 0):
+    return [_evidence(mean + 0.2 * k, first_seed + k, items=400) for k in range(seeds)]
+
+
+def test_an_extrapolation_that_the_longer_run_meets_is_a_hit_and_one_it_misses_is_not():
+    """extrapolation_check: the claim's line over its budgets projected to the longer run's steps, against what that
+    run measured (its items' noise and the seeds' spread at our largest budget): a hit where the difference's
+    interval holds 0; a plateau the line did not foresee is a miss, and the measured outcome is the run's own."""
+    from reproducer.report.claims import Claim
+    from reproducer.report.trend import extrapolation_check
+
+    claim = Claim("A is positive", lambda e, r: e.score("A", "t", r), threshold=0.0)
+    budgets = {steps: _seeds_at(-3.0 + np.log2(steps / 1000)) for steps in STEPS}  # +1 per doubling
+    on_line = extrapolation_check(claim, budgets, 24_000, _evidence(-3.0 + np.log2(24), 9, items=400),
+                                  resamples=300)
+    assert on_line["trend"]["direction"] == "toward the paper" and on_line["trend"]["crossing"] is not None
+    assert on_line["projected"]["low"] < on_line["measured"]["value"] < on_line["projected"]["high"]
+    assert on_line["hit"] and on_line["difference"]["low"] < 0 < on_line["difference"]["high"]
+    assert on_line["measured"]["outcome"] == "reproduced" and on_line["steps"] == 24_000
+    plateau = extrapolation_check(claim, budgets, 24_000, _evidence(-0.5, 9, items=400), resamples=300)
+    assert not plateau["hit"] and plateau["difference"]["high"] < 0  # measured well below the projection
+    assert plateau["measured"]["outcome"] in ("not reproduced", "inconclusive")
+    with pytest.raises(ReproducerError, match="longer run"):
+        extrapolation_check(claim, budgets, 24_000, _evidence(0.0, 9, models=("B",)), resamples=50)
+
+
+def test_extrapolation_rows_check_the_claims_the_longer_run_can_give():
+    from reproducer.report.claims import Claim
+    from reproducer.report.trend import extrapolation_rows
+
+    grows = Claim("A is positive", lambda e, r: e.score("A", "t", r), threshold=0.0)
+    other = Claim("B is positive", lambda e, r: e.score("B", "t", r), threshold=0.0)  # B: not trained longer
+    fixed = Claim("A's timing", lambda e, r: e.score("A", "t", r), budget_free="timed once")
+    budgets = {steps: [_evidence(-3.0 + np.log2(steps / 1000) + 0.2 * k, k, models=("A", "B"), items=400)
+                       for k in range(3)] for steps in STEPS}
+    rows = extrapolation_rows([grows, other, fixed], budgets, 24_000, _evidence(1.6, 9, items=400), resamples=200)
+    assert [r["claim"] for r in rows] == ["A is positive"]
+    row = rows[0]
+    assert row["budgets"] == STEPS and row["steps"] == 24_000 and row["hit"] is True
+    assert row["projected low"] < row["projected"] < row["projected high"] and row["crossing"] is not None
+    assert row["outcome there"] == "reproduced" and row["difference low"] < 0 < row["difference high"]

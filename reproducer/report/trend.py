@@ -114,6 +114,11 @@ def claim_trend(claim, budgets: dict[int, list], resamples: int = 1000, horizon:
     (:func:`~reproducer.evaluate.uncertainty.worst_column`), as :func:`~reproducer.report.claims.check` reads it. A seed
     whose evidence lacks a number the claim reads is left out of that budget, a budget with no such seed left out;
     fewer than two budgets left is an error (the claim cannot be read along its training)."""
+    return doubling_trend(*_along(claim, budgets, resamples), claim.threshold, claim.at_most, horizon)
+
+
+def _along(claim, budgets: dict[int, list], resamples: int) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """``(steps, values, replicates)`` of ``claim`` read on each budget's seeds' evidence (:func:`claim_trend`)."""
     read = {}  # budget -> [(point, replicates) or None per seed]: None where that seed's evidence lacks a number
     for steps in sorted(budgets):
         seeds = [_read(claim, e, resamples) for e in budgets[steps]]
@@ -132,7 +137,70 @@ def claim_trend(claim, budgets: dict[int, list], resamples: int = 1000, horizon:
             if seed is not None:
                 values[b, k] = seed[0][column]
                 replicates[b, k] = seed[1][column][:resamples]
-    return doubling_trend(order, values, replicates, claim.threshold, claim.at_most, horizon)
+    return order, values, replicates
+
+
+def _line_at(x: np.ndarray, y: np.ndarray, at: float) -> float:
+    """The least-squares line of ``y`` on ``x`` (finite pairs) evaluated at ``at`` (NaN with fewer than two distinct
+    ``x``)."""
+    keep = np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if len(np.unique(x)) < 2:
+        return float("nan")
+    return float(y.mean() + _slope(x, y) * (at - x.mean()))
+
+
+def projection(steps, values, replicates=None, at: float = 1.0, level: float = 0.95) -> dict:
+    """The quantity a claim's line over log2(``steps``) (as :func:`doubling_trend` fits it: the seeds' mean at each
+    budget) projects at ``at`` steps — an extrapolation beyond our budgets — with the book's interval
+    (:func:`~reproducer.evaluate.uncertainty.judge`): the line refitted on each item replicate (the items' noise) and
+    each seed's own line (the training noise), added in quadrature. Returns ``value``, ``low``, ``high``."""
+    x = np.log2(np.asarray(steps, dtype=float))
+    values = np.asarray(values, dtype=float)
+    with np.errstate(invalid="ignore"):
+        means = np.nanmean(values, axis=1)
+    point = _line_at(x, means, np.log2(at))
+    at_replicates = None
+    if replicates is not None:
+        with np.errstate(invalid="ignore"):
+            mean_replicates = np.nanmean(np.asarray(replicates, dtype=float), axis=1)
+        at_replicates = np.array([_line_at(x, mean_replicates[:, r], np.log2(at))
+                                  for r in range(mean_replicates.shape[1])])
+    seed_lines = [v for v in (_line_at(x, values[:, k], np.log2(at)) for k in range(values.shape[1]))
+                  if np.isfinite(v)]
+    judged = judge(point, at_replicates, seed_lines if len(seed_lines) >= 2 else None, 0.0, level=level,
+                   averaged=True)
+    return {"value": point, "low": judged["low"], "high": judged["high"]}
+
+
+def extrapolation_check(claim, budgets: dict[int, list], steps: int, evidence, resamples: int = 1000,
+                        horizon: float = HORIZON, level: float = 0.95) -> dict:
+    """Issue 70: the book's own extrapolation of ``claim`` checked against a run trained longer. ``budgets``: the
+    claim's budgets (steps → that budget's seeds' evidence), as :func:`claim_trend` reads it; ``steps``, ``evidence``:
+    one run's (the main seed's) trained beyond them. Returns the trend over ``budgets`` (:func:`claim_trend`: its
+    projected crossing), the ``projected`` quantity at ``steps`` (:func:`projection`), the ``measured`` one (that
+    run's: its item bootstrap and, as it is one seed, the spread of the seeds at our largest budget, Student's t · s;
+    with its ``outcome`` against the claim's threshold), their ``difference`` (measured − projected, its interval the
+    two half-widths added in quadrature) and ``hit``: whether that interval contains 0 — the projection agreed with
+    the measurement within their noise. A claim about every column is measured at the run's worst column."""
+    order, values, replicates = _along(claim, budgets, resamples)
+    trend = doubling_trend(order, values, replicates, claim.threshold, claim.at_most, horizon, level)
+    projected = projection(order, values, replicates, steps, level)
+    read = _read(claim, evidence, resamples)
+    if read is None:
+        raise ReproducerError(f"the longer run's evidence has not got the numbers {claim.claim!r} reads")
+    point, reps = read
+    column = worst_column([point], claim.at_most)[0] if claim.every_column else 0
+    last = values[-1][np.isfinite(values[-1])]  # the seeds at our largest budget: a single run's training noise
+    measured = judge(point[column], reps[column][:resamples], last if len(last) >= 2 else None, claim.threshold,
+                     level=level, at_most=claim.at_most)
+    difference = measured["value"] - projected["value"]
+    down = float(np.hypot(measured["value"] - measured["low"], projected["high"] - projected["value"]))
+    up = float(np.hypot(measured["high"] - measured["value"], projected["value"] - projected["low"]))
+    return {"trend": trend, "steps": int(steps), "projected": projected,
+            "measured": {k: measured[k] for k in ("value", "low", "high", "outcome")},
+            "difference": {"value": difference, "low": difference - down, "high": difference + up},
+            "hit": bool(difference - down <= 0 <= difference + up)}
 
 
 def _read(claim, evidence, resamples: int):
@@ -182,4 +250,34 @@ def trend_rows(claims: list, budgets: dict[int, list], resamples: int = 1000, ho
                      "slope": trend["slope"], "low": trend["low"], "high": trend["high"],
                      "crossing": trend["crossing"], "crossing note": trend["crossing_note"],
                      "budgets": trend["budgets"]})
+    return rows
+
+
+def extrapolation_rows(claims: list, budgets: dict[int, list], steps: int, evidence, resamples: int = 1000,
+                       horizon: float = HORIZON) -> list[dict]:
+    """The book's extrapolations checked (issue 70): :func:`extrapolation_check` of each of ``claims`` whose quantity
+    the longer run's ``evidence`` (``steps``) can give and that is read along ``budgets`` — the others (a number that
+    run has not got, a claim that does not depend on the budget or cannot be read along it) are left out. Rows:
+    ``claim``, ``steps``, ``budgets`` (the steps the line was fitted on), ``direction`` and ``crossing`` (the
+    trend's), ``projected``/``projected low``/``projected high``, ``measured``/``measured low``/``measured high``,
+    ``difference``/``difference low``/``difference high``, ``hit`` and ``outcome there`` (the claim's outcome on the
+    longer run alone)."""
+    rows = []
+    for claim in claims:
+        if claim.budget_free:
+            continue
+        try:
+            check = extrapolation_check(claim, budgets, steps, evidence, resamples, horizon)
+        except (KeyError, ValueError, ReproducerError):
+            continue
+        trend, projected, measured, difference = (check[k] for k in ("trend", "projected", "measured",
+                                                                     "difference"))
+        rows.append({"claim": claim.claim, "steps": check["steps"], "budgets": [b["steps"] for b in trend["budgets"]],
+                     "direction": trend["direction"], "crossing": trend["crossing"],
+                     "projected": projected["value"], "projected low": projected["low"],
+                     "projected high": projected["high"], "measured": measured["value"],
+                     "measured low": measured["low"], "measured high": measured["high"],
+                     "difference": difference["value"], "difference low": difference["low"],
+                     "difference high": difference["high"], "hit": check["hit"],
+                     "outcome there": measured["outcome"]})
     return rows

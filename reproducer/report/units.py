@@ -24,6 +24,9 @@ from reproducer.results_store import slug
 from reproducer.report.analogies import answer, mine_questions
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 
+#: How many times its step budget a model is trained to check the projections of its claims (issue 70:
+#: :meth:`ChapterModels.longer`).
+LONGER = 4
 #: The suffix of a product of a model at half its step budget (``eval_uni-QT_half``: :meth:`ChapterModels.at_half`).
 HALF = "_half"
 
@@ -239,6 +242,17 @@ class ChapterModels:
         view.half = True
         view.products = copy.copy(self.products)
         view.products.encoder, view.products.suffix = view.trained, HALF
+        return view
+
+    def longer(self, factor: int = LONGER) -> "ChapterModels":
+        """These models (this seed) trained ``factor`` times their step budget (issue 70: the check of the book's own
+        extrapolations, :func:`~reproducer.report.trend.extrapolation_rows`): the chapter's run whose ``max_steps``
+        parameter is that many steps — the folder and keys executing the notebook with ``-p max_steps <steps>``
+        gives — with these settings at those steps, declared. Its :meth:`unit` of a model trains it there."""
+        steps = self.settings.max_steps * factor
+        view = self.sibling(self.run.sibling(changes={"max_steps": steps}),
+                            self.settings.with_overrides(max_steps=steps), self.seed)
+        view.declare()
         return view
 
     def stored_at(self, preset: str, settings) -> "ChapterModels":
