@@ -288,6 +288,19 @@ class Page:
         self.glue("claims_box", self.claims_box(claims, setting))
         return self.table(claim_table(claims), wrap=("claim", "paper", "numbers", "noise", "bootstrap"), index=False)
 
+    def extrapolations(self, run, rows: list[dict], models: str) -> Shown:
+        """Issue 70's check of the chapter's own extrapolations: ``rows``
+        (:func:`~reproducer.report.trend.extrapolation_rows`: the claims the longer run of ``models`` can give)
+        stored as ``extrapolations.json`` in ``run``'s folder (chapter 06 gathers them), a sentence that counts the
+        hits, and the table (:func:`~reproducer.report.extrapolations.extrapolation_frame`)."""
+        from IPython.display import Markdown, display
+
+        from reproducer.report.extrapolations import FILE, extrapolation_frame, extrapolation_summary
+
+        run.record(FILE, rows)
+        display(Markdown(f"{models}, trained longer: {extrapolation_summary(rows)}"))
+        return self.table(extrapolation_frame(rows), wrap=("claim",), index=False, name=FILE)
+
     def headline(self, counts: pd.DataFrame, preset: str, corrected: pd.DataFrame | None = None,
                  directions: pd.Series | None = None) -> Shown:
         """The book's verdict in one box: how many of the claims reproduce, and the outcomes per paper (``counts`` from

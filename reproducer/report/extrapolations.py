@@ -1,0 +1,74 @@
+"""The book's own extrapolations, checked (issue 70, item 3). A claim read along its training
+(:mod:`reproducer.report.trend`) projects where its quantity would be with more training; for the models whose claims
+head toward the paper, each chapter trains its main seed :data:`~reproducer.report.units.LONGER` times its step budget
+(:meth:`~reproducer.report.units.ChapterModels.longer`) and compares what that run measured with what the line projected
+(:func:`~reproducer.report.trend.extrapolation_rows`). A hit and a miss are both results: a miss says our curves bend,
+and how far the book's extrapolations may be trusted.
+
+- :func:`extrapolation_frame`: a chapter's rows as the table it shows (and chapter 06's, with a ``paper`` column);
+- :func:`gathered`: every chapter's stored rows at a preset (``extrapolations.json``), for chapter 06;
+- :func:`extrapolation_summary`: how many projections the longer runs met, in a sentence.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from reproducer.files import read_json, stored_json
+from reproducer.report.claims import short_claim
+
+#: The file each chapter stores its checked extrapolations in (:meth:`~reproducer.report.page.Page.extrapolations`).
+FILE = "extrapolations"
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    return f"{value:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+
+def extrapolation_frame(rows: list[dict]) -> pd.DataFrame:
+    """``rows`` (:func:`~reproducer.report.trend.extrapolation_rows`, with a ``paper`` each where gathered) as a
+    table: the claim (short), the budgets its line was fitted on, the longer run's steps, the projected and the
+    measured quantity with their intervals, their difference, whether they agree (``hit``: the difference's interval
+    holds 0) and the claim's outcome on the longer run."""
+    columns = ["claim", "line fitted on", "checked at", "projected", "measured", "measured − projected", "agree",
+               "outcome there"]
+    if any("paper" in r for r in rows):
+        columns.insert(0, "paper")
+    frame = pd.DataFrame([{
+        "paper": r.get("paper", ""), "claim": short_claim(r["claim"]),
+        "line fitted on": " / ".join(f"{s:,}" for s in r["budgets"]) + " steps",
+        "checked at": f"{r['steps']:,} steps",
+        "projected": _interval(r["projected"], r["projected low"], r["projected high"]),
+        "measured": _interval(r["measured"], r["measured low"], r["measured high"]),
+        "measured − projected": _interval(r["difference"], r["difference low"], r["difference high"]),
+        "agree": "hit" if r["hit"] else "miss", "outcome there": r["outcome there"]} for r in rows],
+        columns=columns)
+    return frame
+
+
+def gathered(chapters: dict[str, str], preset: str = "default", root: str | Path = "results") -> list[dict]:
+    """Every chapter's checked extrapolations at ``preset`` (``chapters``: folder → its paper's citation, e.g.
+    :func:`~reproducer.overview.scorecard.chapters`), each row with its ``paper`` and ``chapter``; a chapter that
+    has checked none is left out."""
+    rows = []
+    for chapter, paper in chapters.items():
+        path = Path(root) / chapter / preset / f"{FILE}.json"
+        if stored_json(path) is not None:
+            rows += [{**r, "paper": paper, "chapter": chapter} for r in read_json(path)]
+    return rows
+
+
+def extrapolation_summary(rows: list[dict]) -> str:
+    """Markdown: how many of the book's projections a longer run checked, how many it met (hits) and missed, and of
+    the misses which way the measurement fell."""
+    if not rows:
+        return ("No projection has been checked yet: no chapter has trained a model beyond its budget "
+                "(its `longer` parameter).")
+    hits = sum(r["hit"] for r in rows)
+    below = sum(not r["hit"] and r["difference"] < 0 for r in rows)
+    text = (f"{len(rows)} projections checked against a run trained longer: **{hits} met** (the measurement within "
+            f"the projection's noise), **{len(rows) - hits} missed**")
+    if len(rows) - hits:
+        text += f" ({below} below the line: the curve flattened; {len(rows) - hits - below} above it)"
+    return text + "."
