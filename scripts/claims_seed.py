@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     run = start("01_skip_thoughts", parameters)
     settings = preset_of("skip-thought", args.preset)
     # as the notebook's set-up cell (not smoke: its tasks, pool and queries are the full ones)
-    models = skip_thoughts.SkipThoughtModels(run, settings, tasks=["MR", "CR", "SUBJ", "MPQA", "TREC", "MRPC", "SICK-R"],
+    models = skip_thoughts.SkipThoughtModels(run, settings, tasks=list(skip_thoughts.TASKS),
                                              seed=0, progress=True, pool_size=parameters["pool_size"],
                                              n_queries=parameters["n_queries"], extra_tasks=None)
     models.declare()
