@@ -5,7 +5,7 @@ Results live in ``results/<notebook>/<preset>/`` (``REPRODUCER_RESULTS_DIR`` ove
 parameter has its default (the book's run), else in ``results/<notebook>/<preset>+<label>/`` (e.g.
 ``default+seed=1``), so an experiment never overwrites the book's results nor resumes its checkpoints: metrics as
 JSON, curves and tables as CSV, written atomically. Each result is stored with its *key* — the preset, every
-parameter but ``retrain`` and ``seeds`` (:data:`NOT_IN_KEY`), and the settings declared with
+parameter but ``retrain``, ``seeds`` and ``longer`` (:data:`NOT_IN_KEY`), and the settings declared with
 :meth:`NotebookRun.settings` (``device`` left out) — in the folder's ``cache_keys.json``; a stored result is reused
 only under the same key (never with ``retrain=True``), so re-executing a notebook to rebuild its prose or plots costs
 seconds, and a changed setting recomputes what it changed, saying why. :func:`run_folder` is the one rule from a
@@ -147,8 +147,9 @@ def _without_device(obj: Any) -> Any:
 #: ``seeds`` (a chapter's claims seeds) changes which results are read, never what one is: each seed's models and
 #: evaluations are results of their own, in the seed's own folder (:meth:`NotebookRun.sibling`), and the claims that
 #: read them are rebuilt on every execution (:meth:`NotebookRun.record`). So raising a chapter's ``seeds`` trains
-#: the new seeds only, instead of recomputing everything its earlier seeds stored.
-NOT_IN_KEY = ("retrain", "seeds")
+#: the new seeds only, instead of recomputing everything its earlier seeds stored. ``longer`` (the models a chapter
+#: also trains beyond its budget, issue 70) likewise: they train in a run of their own (another ``max_steps``).
+NOT_IN_KEY = ("retrain", "seeds", "longer")
 
 
 def _keyed(parameters: dict[str, Any]) -> dict[str, Any]:

@@ -255,6 +255,16 @@ class ChapterModels:
         view.declare()
         return view
 
+    def stored(self) -> "ChapterModels":
+        """These models as a view that reads what their run has stored and trains, scores and writes nothing (as
+        :meth:`stored_at` does for another preset's run): the evidence of a run whose units trained only some of the
+        chapter's models (:meth:`longer`)."""
+        import copy
+
+        view = copy.copy(self)
+        view.stored_only = True
+        return view
+
     def stored_at(self, preset: str, settings) -> "ChapterModels":
         """These models (this seed) as the chapter's run at another ``preset`` (its family's ``settings`` there)
         stored them: a third budget for the claims along their training (issue 70) that trains and scores nothing
