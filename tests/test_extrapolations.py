@@ -40,3 +40,36 @@ def test_the_sentence_counts_hits_and_misses_and_which_way_the_misses_fell():
     assert "3 projections checked" in text and "**1 met**" in text and "**2 missed**" in text
     assert "1 below the line" in text and "1 above it" in text
     assert "No projection has been checked" in extrapolation_summary([])
+
+
+def test_check_longer_trains_each_named_model_once_as_a_unit_and_reads_the_stored_run():
+    import numpy as np
+    from types import SimpleNamespace
+
+    from reproducer.report.claims import Claim, Evidence
+    from reproducer.report.extrapolations import check_longer
+
+    def seed(mean, k):
+        rng = np.random.default_rng(k)
+        return Evidence({}, samples={("A", "t"): mean + rng.normal(0, 1, 300)}, seed=k)
+
+    units = []
+
+    class Longer:
+        settings = SimpleNamespace(max_steps=24000)
+
+        def unit(self, name, neighbours=True):
+            units.append((name, neighbours))
+
+        def stored(self):
+            return "stored view"
+
+    models = SimpleNamespace(longer=lambda: Longer())
+    claim = Claim("A is positive", lambda e, r: e.score("A", "t", r))
+    along = {s: [seed(-3 + np.log2(s / 1000) + 0.1 * k, k) for k in range(3)] for s in (1000, 3000, 6000)}
+    read = []
+    rows = check_longer(models, "uni-QT, MC-QT", [claim], along,
+                        lambda view: read.append(view) or seed(-3 + np.log2(24), 7))
+    assert units == [("uni-QT", False), ("MC-QT", False)] and read == ["stored view"]
+    assert len(rows) == 1 and rows[0]["steps"] == 24000 and rows[0]["hit"]
+    assert check_longer(models, "", [claim], along, lambda view: None) == [] and len(units) == 2

@@ -5,6 +5,7 @@ head toward the paper, each chapter trains its main seed :data:`~reproducer.repo
 (:func:`~reproducer.report.trend.extrapolation_rows`). A hit and a miss are both results: a miss says our curves bend,
 and how far the book's extrapolations may be trusted.
 
+- :func:`check_longer`: a chapter trains its ``longer`` models and checks the claims they give;
 - :func:`extrapolation_frame`: a chapter's rows as the table it shows (and chapter 06's, with a ``paper`` column);
 - :func:`gathered`: every chapter's stored rows at a preset (``extrapolations.json``), for chapter 06;
 - :func:`extrapolation_summary`: how many projections the longer runs met, in a sentence.
@@ -72,3 +73,22 @@ def extrapolation_summary(rows: list[dict]) -> str:
     if len(rows) - hits:
         text += f" ({below} below the line: the curve flattened; {len(rows) - hits - below} above it)"
     return text + "."
+
+
+def check_longer(models, names: str, claims: list, along: dict[int, list], evidence) -> list[dict]:
+    """A chapter's check of its own extrapolations: the main seed of ``models`` (a
+    :class:`~reproducer.report.units.ChapterModels`) trained :data:`~reproducer.report.units.LONGER` times its budget
+    (:meth:`~reproducer.report.units.ChapterModels.longer`: a run of its own), one unit per model of ``names`` (a
+    comma-separated list: the notebook's ``longer`` parameter; ``""``: none, nothing trained, no rows); then
+    :func:`~reproducer.report.trend.extrapolation_rows` of ``claims`` along ``along`` (the budgets the claims were
+    read at) against ``evidence(view)``, the chapter's evidence of that run's stored results (the claims that need a
+    model it did not train are left out)."""
+    from reproducer.report.trend import extrapolation_rows
+
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    if not wanted:
+        return []
+    trained = models.longer()
+    for name in wanted:
+        trained.unit(name, neighbours=False)
+    return extrapolation_rows(claims, along, trained.settings.max_steps, evidence(trained.stored()))
