@@ -68,19 +68,10 @@ def doubling_trend(steps, values, replicates=None, threshold: float = 0.0, at_mo
         means = np.nanmean(values, axis=1)
     if not np.isfinite(means).all():
         raise ReproducerError("Every budget needs at least one seed's value.")
-    slope = _slope(x, means)
-    slope_replicates = None
-    if replicates is not None:
-        replicates = np.asarray(replicates, dtype=float)
-        if replicates.shape[:2] != values.shape:
-            raise ReproducerError(f"replicates must be (budgets, seeds, R) like values {values.shape}, got "
-                                  f"{replicates.shape}.")
-        with np.errstate(invalid="ignore"):
-            mean_replicates = np.nanmean(replicates, axis=1)  # (budgets, R): the seeds' mean of each replicate
-        slope_replicates = np.array([_slope(x, mean_replicates[:, r]) for r in range(mean_replicates.shape[1])])
-    seed_slopes = [s for s in (_slope(x, values[:, k]) for k in range(values.shape[1])) if np.isfinite(s)]
-    judged = judge(slope, slope_replicates, seed_slopes if len(seed_slopes) >= 2 else None, 0.0, level=level,
-                   averaged=True)
+    if replicates is not None and np.shape(replicates)[:2] != values.shape:
+        raise ReproducerError(f"replicates must be (budgets, seeds, R) like values {values.shape}, got "
+                              f"{np.shape(replicates)}.")
+    slope, seed_slopes, judged = _line_statistic(_slope, x, values, replicates, level)
     low, high = judged["low"], judged["high"]
     up = -1.0 if at_most else 1.0  # the side the claim's wording points to
     if low > 0 or high < 0:
@@ -150,26 +141,30 @@ def _line_at(x: np.ndarray, y: np.ndarray, at: float) -> float:
     return float(y.mean() + _slope(x, y) * (at - x.mean()))
 
 
+def _line_statistic(stat, x: np.ndarray, values: np.ndarray, replicates, level: float) -> tuple:
+    """``stat(x, y)`` (a number of the least-squares line of ``y`` on ``x``: its slope, its value at some ``x``) of the
+    seeds' mean at each budget, with the book's interval (:func:`~reproducer.evaluate.uncertainty.judge`): ``stat`` of
+    the seeds' mean of each item replicate (the items' noise) and of each seed's own values (the training noise, from
+    two seeds on), added in quadrature. Returns ``(value, each seed's value, judge's record)``."""
+    with np.errstate(invalid="ignore"):
+        point = stat(x, np.nanmean(values, axis=1))
+        at_replicates = None
+        if replicates is not None:
+            mean_replicates = np.nanmean(np.asarray(replicates, dtype=float), axis=1)  # (budgets, R)
+            at_replicates = np.array([stat(x, mean_replicates[:, r]) for r in range(mean_replicates.shape[1])])
+    per_seed = [v for v in (stat(x, values[:, k]) for k in range(values.shape[1])) if np.isfinite(v)]
+    judged = judge(point, at_replicates, per_seed if len(per_seed) >= 2 else None, 0.0, level=level, averaged=True)
+    return point, per_seed, judged
+
+
 def projection(steps, values, replicates=None, at: float = 1.0, level: float = 0.95) -> dict:
     """The quantity a claim's line over log2(``steps``) (as :func:`doubling_trend` fits it: the seeds' mean at each
     budget) projects at ``at`` steps — an extrapolation beyond our budgets — with the book's interval
     (:func:`~reproducer.evaluate.uncertainty.judge`): the line refitted on each item replicate (the items' noise) and
     each seed's own line (the training noise), added in quadrature. Returns ``value``, ``low``, ``high``."""
     x = np.log2(np.asarray(steps, dtype=float))
-    values = np.asarray(values, dtype=float)
-    with np.errstate(invalid="ignore"):
-        means = np.nanmean(values, axis=1)
-    point = _line_at(x, means, np.log2(at))
-    at_replicates = None
-    if replicates is not None:
-        with np.errstate(invalid="ignore"):
-            mean_replicates = np.nanmean(np.asarray(replicates, dtype=float), axis=1)
-        at_replicates = np.array([_line_at(x, mean_replicates[:, r], np.log2(at))
-                                  for r in range(mean_replicates.shape[1])])
-    seed_lines = [v for v in (_line_at(x, values[:, k], np.log2(at)) for k in range(values.shape[1]))
-                  if np.isfinite(v)]
-    judged = judge(point, at_replicates, seed_lines if len(seed_lines) >= 2 else None, 0.0, level=level,
-                   averaged=True)
+    point, _, judged = _line_statistic(lambda x, y: _line_at(x, y, np.log2(at)), x, np.asarray(values, dtype=float),
+                                       replicates, level)
     return {"value": point, "low": judged["low"], "high": judged["high"]}
 
 

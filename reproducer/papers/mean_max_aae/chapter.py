@@ -284,10 +284,10 @@ class AutoencoderModels(ChapterModels):
         """Everything the chapter shows of variant ``name``, computed right after it trains and cached: its training
         record and evaluation, and for the two mean-max models their untrained twin's evaluation (every seed: the
         book's claim that training beats it) and its evaluation at half its step budget (issue 70: the encoder its
-        training saved halfway, or where that is gone the variant trained again to half, :meth:`train_to_half`); with ``neighbours`` (the main run, not the seeds' runs) also, for the
-        two mean-max models, their step-0 curve point and neighbour tables (the mean-max AAE's also of every pool
-        sentence, :meth:`~reproducer.report.units.ChapterModels.search`), and after the mean-max AAE Figure 2's
-        attention."""
+        training saved halfway, or where that is gone the variant trained again to half, :meth:`train_to_half`);
+        with ``neighbours`` (the main run, not the seeds' runs) also, for the two mean-max models, their step-0 curve
+        point and neighbour tables (the mean-max AAE's also of every pool sentence,
+        :meth:`~reproducer.report.units.ChapterModels.search`), and after the mean-max AAE Figure 2's attention."""
         self.record(name)
         self.evaluated(name)
         self.halfway({name: (None, (name,))})
