@@ -151,7 +151,7 @@ def test_training_steps_lists_the_models_whose_seeds_disagree(tmp_path):
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 #: Chapters whose committed seeds still come from runs that stopped on seconds (issue 67: retrained next, in this
 #: order); a chapter leaves this set when its records agree, and the strict xfail says so when it does.
-RETRAINING = {"01_skip_thoughts": "uni- and bi-skip at default still stopped on seconds (quick: by steps since the re-execution of 2026-12-06)"}
+RETRAINING: dict[str, str] = {}  # chapter -> why its committed seeds still disagree (empty: every chapter retrained)
 
 
 @pytest.mark.parametrize("chapter", [
