@@ -42,7 +42,7 @@ def test_the_sentence_counts_hits_and_misses_and_which_way_the_misses_fell():
     assert "No projection has been checked" in extrapolation_summary([])
 
 
-def test_check_longer_trains_each_named_model_once_as_a_unit_and_reads_the_stored_run():
+def test_check_longer_trains_each_named_model_once_as_a_unit_with_its_twin_and_reads_the_stored_run():
     import numpy as np
     from types import SimpleNamespace
 
@@ -61,6 +61,9 @@ def test_check_longer_trains_each_named_model_once_as_a_unit_and_reads_the_store
         def unit(self, name, neighbours=True):
             units.append((name, neighbours))
 
+        def twins(self, names):
+            units.append(("twins", tuple(names)))
+
         def stored(self):
             return "stored view"
 
@@ -70,6 +73,6 @@ def test_check_longer_trains_each_named_model_once_as_a_unit_and_reads_the_store
     read = []
     rows = check_longer(models, "uni-QT, MC-QT", [claim], along,
                         lambda view: read.append(view) or seed(-3 + np.log2(24), 7))
-    assert units == [("uni-QT", False), ("MC-QT", False)] and read == ["stored view"]
+    assert units == [("uni-QT", False), ("MC-QT", False), ("twins", ("uni-QT", "MC-QT"))] and read == ["stored view"]
     assert len(rows) == 1 and rows[0]["steps"] == 24000 and rows[0]["hit"]
-    assert check_longer(models, "", [claim], along, lambda view: None) == [] and len(units) == 2
+    assert check_longer(models, "", [claim], along, lambda view: None) == [] and len(units) == 3

@@ -79,7 +79,8 @@ def check_longer(models, names: str, claims: list, along: dict[int, list], evide
     """A chapter's check of its own extrapolations: the main seed of ``models`` (a
     :class:`~reproducer.report.units.ChapterModels`) trained :data:`~reproducer.report.units.LONGER` times its budget
     (:meth:`~reproducer.report.units.ChapterModels.longer`: a run of its own), one unit per model of ``names`` (a
-    comma-separated list: the notebook's ``longer`` parameter; ``""``: none, nothing trained, no rows); then
+    comma-separated list: the notebook's ``longer`` parameter; ``""``: none, nothing trained, no rows) and their
+    untrained twins (the same initial weights, stored under that run's key); then
     :func:`~reproducer.report.trend.extrapolation_rows` of ``claims`` along ``along`` (the budgets the claims were
     read at) against ``evidence(view)``, the chapter's evidence of that run's stored results (the claims that need a
     model it did not train are left out)."""
@@ -91,4 +92,5 @@ def check_longer(models, names: str, claims: list, along: dict[int, list], evide
     trained = models.longer()
     for name in wanted:
         trained.unit(name, neighbours=False)
+    trained.twins(wanted)  # their untrained twins under the longer run's key: the "training beats untrained" claims
     return extrapolation_rows(claims, along, trained.settings.max_steps, evidence(trained.stored()))
