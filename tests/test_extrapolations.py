@@ -76,3 +76,5 @@ def test_check_longer_trains_each_named_model_once_as_a_unit_with_its_twin_and_r
     assert units == [("uni-QT", False), ("MC-QT", False), ("twins", ("uni-QT", "MC-QT"))] and read == ["stored view"]
     assert len(rows) == 1 and rows[0]["steps"] == 24000 and rows[0]["hit"]
     assert check_longer(models, "", [claim], along, lambda view: None) == [] and len(units) == 3
+    check_longer(models, "uni-skip, bi-skip", [claim], along, lambda view: seed(0, 7), twins=("combine-skip",))
+    assert units[-1] == ("twins", ("combine-skip",))

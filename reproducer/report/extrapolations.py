@@ -75,12 +75,14 @@ def extrapolation_summary(rows: list[dict]) -> str:
     return text + "."
 
 
-def check_longer(models, names: str, claims: list, along: dict[int, list], evidence) -> list[dict]:
+def check_longer(models, names: str, claims: list, along: dict[int, list], evidence,
+                 twins: tuple[str, ...] | None = None) -> list[dict]:
     """A chapter's check of its own extrapolations: the main seed of ``models`` (a
     :class:`~reproducer.report.units.ChapterModels`) trained :data:`~reproducer.report.units.LONGER` times its budget
     (:meth:`~reproducer.report.units.ChapterModels.longer`: a run of its own), one unit per model of ``names`` (a
-    comma-separated list: the notebook's ``longer`` parameter; ``""``: none, nothing trained, no rows) and their
-    untrained twins (the same initial weights, stored under that run's key); then
+    comma-separated list: the notebook's ``longer`` parameter; ``""``: none, nothing trained, no rows) and the
+    untrained twins of ``twins`` (default: those of ``names``; the same initial weights, stored under that run's key:
+    chapter 01's twin is combine-skip's, which uni- and bi-skip make); then
     :func:`~reproducer.report.trend.extrapolation_rows` of ``claims`` along ``along`` (the budgets the claims were
     read at) against ``evidence(view)``, the chapter's evidence of that run's stored results (the claims that need a
     model it did not train are left out)."""
@@ -92,5 +94,5 @@ def check_longer(models, names: str, claims: list, along: dict[int, list], evide
     trained = models.longer()
     for name in wanted:
         trained.unit(name, neighbours=False)
-    trained.twins(wanted)  # their untrained twins under the longer run's key: the "training beats untrained" claims
+    trained.twins(wanted if twins is None else list(twins))  # for the "training beats untrained" claims
     return extrapolation_rows(claims, along, trained.settings.max_steps, evidence(trained.stored()))
