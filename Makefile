@@ -68,7 +68,7 @@ reproduce: data
 	  stem=$$(basename $$nb .ipynb); \
 	  if [ "$(PRESET)" = default ]; then out=$$nb; else mkdir -p results/$$stem/$(PRESET); out=results/$$stem/$(PRESET)/$$stem.ipynb; fi; \
 	  echo "== $$nb ($(PRESET) preset) -> $$out"; \
-	  $(BIN)/papermill $$nb $$out -p preset $(PRESET) --cwd notebooks --log-output || exit 1; \
+	  REPRODUCER_QUIET=1 $(BIN)/papermill $$nb $$out -p preset $(PRESET) --cwd notebooks --log-output || exit 1; \
 	done
 
 smoke: data

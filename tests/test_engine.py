@@ -72,9 +72,13 @@ def _reference(schedule: list[int]) -> nn.Module:
 
 def _torchrun(processes: int, checkpoint: Path, steps: int) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(HERE.parent)}
-    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(processes),
-                    "--standalone", str(HERE / "helpers" / "ddp_train.py"), str(checkpoint), str(steps)],
-                   check=True, env=env, timeout=240, capture_output=True)
+    for attempt in range(2):  # torchrun's --standalone picks a free port, then binds it: another process may take it
+        done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(processes),
+                               "--standalone", str(HERE / "helpers" / "ddp_train.py"), str(checkpoint), str(steps)],
+                              env=env, timeout=240, capture_output=True, text=True)
+        if done.returncode == 0 or "address already in use" not in done.stderr.lower():
+            break
+    assert done.returncode == 0, f"torchrun exited {done.returncode}:\n{done.stderr[-4000:]}"
 
 
 def _parameters(checkpoint: Path) -> dict:
