@@ -255,12 +255,7 @@ def test_stale_names_what_changed(two_chapters):
     assert any("'QT is fast' changed (value 1.0 -> 0.5)" in line for line in lines)
 
 
-@pytest.mark.parametrize("preset", [
-    pytest.param("default", marks=pytest.mark.xfail(strict=True, reason=(
-        "chapter 02 was re-executed at default on its step-budget seeds after chapter 06: chapter 06's default "
-        "re-execution retrains the equal-compute study by steps first (issue 67); strict, so the mark goes once it is "
-        "current"))),
-    "quick"])
+@pytest.mark.parametrize("preset", ["default", "quick"])
 def test_committed_scorecards_are_current(preset):
     """Chapter 06's committed scorecard says what the chapters' committed claims say, at both presets (issue 68)."""
     from pathlib import Path
