@@ -606,6 +606,69 @@ def test_an_autoencoder_whose_halfway_encoder_is_gone_is_trained_again_to_half_i
     assert half_run("mean-max AAE") == "mean-max AAE (half budget)"
 
 
+def test_the_search_of_a_model_whose_checkpoint_is_gone_trains_it_again_as_a_run_of_its_own(results_dir, monkeypatch,
+                                                                                            capsys):
+    """Issue 69 item 8 in chapter 05: the main run's searchable explorer needs the trained mean-max AAE; when its
+    bundle is gone (checkpoints are not committed; its training record stays cached, so ``run.model`` refuses to
+    train it under its own name) the variant is trained again from the same seed for its whole step budget, as a run
+    of its own (``… (again)``, no training curve), once, and named as the model it stands for; the search is then
+    cached and nothing trains again. Only the search trains again: a half-budget product or an evaluation does not."""
+    from reproducer.errors import ReproducerError
+    from reproducer.papers.mean_max_aae import chapter as at
+    from reproducer.papers.registry import preset
+    from reproducer.report.units import again_run, search_key
+    from reproducer.results_store import training_record_name
+
+    calls, searched = [], []
+
+    def train_or_reload(run, name, data, *, normalize_halves, curves=(), progress=True, variant=None, preset=None):
+        calls.append((name, variant, preset.max_steps if preset else None, tuple(curves)))
+        return run.model(name, lambda checkpoint: SimpleNamespace(encoder=Stub(f"trained {name}")))
+
+    monkeypatch.setattr(at, "train_or_reload", train_or_reload)
+    run = NotebookRun("05_mean_max_aae", "smoke")
+
+    def chapter():
+        models = at.AutoencoderModels(run, preset("autoencoder", "smoke", max_steps=12), tasks=["MR"],
+                                      progress=False, normalize_halves=False)
+        models.__dict__["data"] = "data"  # loaded on first use: not needed by the fake
+        models.products.search = lambda name: run.json(search_key(name), lambda: searched.append(
+            models.trained(name)) or {"ids": [[1]], "cosines": [[0.5]]})  # as the real one: trains only to compute
+        return models
+
+    run.json(training_record_name("mean-max AAE"), lambda: {"step": 12})  # its record cached, its checkpoint gone
+    models = chapter()
+    with pytest.raises(ReproducerError, match="checkpoint is gone"):
+        models.trained("mean-max AAE")  # outside the search: never trained again under its own name
+    assert [c[0] for c in calls] == ["mean-max AAE"]
+    calls.clear()
+    assert models.search("mean-max AAE") == {"ids": [[1]], "cosines": [[0.5]]}
+    assert calls == [("mean-max AAE (again)", "mean-max AAE", 12, ())]  # the whole budget, no curve
+    assert [e.name for e in searched] == ["mean-max AAE"] and not models.again
+    assert "trained again from the same seed and step budget" in capsys.readouterr().out
+    assert chapter().search("mean-max AAE") == {"ids": [[1]], "cosines": [[0.5]]} and len(calls) == 1  # cached
+    assert again_run("mean-max AAE") == "mean-max AAE (again)"
+
+
+def test_the_consensus_views_of_the_searched_ensemble_train_again_as_runs_of_their_own(results_dir):
+    """Issue 69 item 8 in chapter 04: the MV ensemble's views, gone with their checkpoints while MV's record stays
+    cached, train again for the search only: MV as ``MV (again)`` at the chapter's settings (Figure 1's curve is not
+    drawn again), once; outside the search the missing views are refused, as before."""
+    from reproducer.errors import ReproducerError
+    from reproducer.results_store import training_record_name
+
+    run = NotebookRun("04_consensus", "smoke")
+    run.json(training_record_name("MV"), lambda: {"step": 2})
+    models, asked = consensus(run)
+    with pytest.raises(ReproducerError, match="checkpoint is gone"):
+        models.viewset("MV")
+    models.products.search = lambda name: models.viewset("MV")
+    views = models.search("MV ensemble", ("MV",))
+    assert views.name == "MV" and not models.again  # named as the views it stands for
+    assert asked["fit"] == [("MV (again)", "MV", models.settings)]  # the refused one never started
+    assert models.search("MV ensemble", ("MV",)) is views and len(asked["fit"]) == 1  # this kernel's: once
+
+
 def test_models_trained_longer_are_the_run_that_executing_the_notebook_with_their_steps_gives(nb):
     """Issue 70's check of the book's extrapolations: ``longer()`` is the same seed at 4 × the step budget, in the
     folder and under the keys of the notebook executed with ``-p max_steps <steps>``; a parameter the notebook has

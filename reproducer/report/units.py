@@ -279,10 +279,15 @@ class ChapterModels:
     def saved(self, name: str, fit: Callable[[str], object], **options):
         """Trained model ``name``'s encoder: this kernel's, its saved bundle, else ``fit(name).encoder`` (training it);
         in the :meth:`at_half` view its half-budget encoder, saved halfway by its run, else (a chapter that
-        :data:`TRAINS_TO_HALF`) :meth:`train_to_half`'s; otherwise an error when it is gone. ``options``: how a bundle
+        :data:`TRAINS_TO_HALF`) :meth:`train_to_half`'s; otherwise an error when it is gone. While :attr:`again`, a
+        full model whose bundle is gone is :meth:`train_again`'s. ``options``: how a bundle
         is loaded (``view="all"``: a consensus model's views)."""
         if not self.half:
-            return self.run.encoder(name, **options) or fit(name).encoder
+            encoder = self.run.encoder(name, **options)
+            if encoder is None and self.again:
+                encoder = self.run.encoder(again_run(name), **options) or self.train_again(name)
+                encoder.name = name
+            return encoder or fit(name).encoder
         encoder = self.run.half_encoder(name, **options)
         if encoder is None and self.TRAINS_TO_HALF:
             encoder = self.run.encoder(half_run(name), **options) or self.train_to_half(name)
@@ -301,6 +306,20 @@ class ChapterModels:
         the step budget of these models' settings, from the same seed: its encoder. Called by :meth:`saved` when
         the half-budget encoder its full run saved is gone; a chapter that :data:`TRAINS_TO_HALF` gives it."""
         raise NotImplementedError(f"{type(self).__name__} does not train its models again to half their budget.")
+
+    #: Whether the main run trains a model again from its seed, as a run of its own, when a product of the chapter's
+    #: searchable explorer needs it and its checkpoint is gone (:meth:`search`, :meth:`train_again`; issue 69 item 8).
+    TRAINS_AGAIN: bool = False
+    #: Whether a product being made now may train its models again (:meth:`search` sets it while it searches).
+    again: bool = False
+
+    def train_again(self, name: str):
+        """Issue 69 item 8: model ``name`` trained again from this seed for its whole step budget, as a run of its own
+        (:func:`again_run`, its own checkpoint and bundle): a step budget trains the same model on any machine (the
+        retraining tests: the same loss at every logged step), so the main run's explorer is made when the model's
+        checkpoint is gone. Called by :meth:`saved` inside :meth:`search`; a chapter that :data:`TRAINS_AGAIN` gives
+        it."""
+        raise NotImplementedError(f"{type(self).__name__} does not train its models again.")
 
     def half_settings(self):
         """These models' settings with half their step budget (what :meth:`train_to_half` trains with)."""
@@ -348,10 +367,20 @@ class ChapterModels:
 
     def search(self, name: str, parts: tuple[str, ...] | None = None) -> dict | None:
         """Every pool sentence's neighbours by encoder ``name`` (:meth:`ModelProducts.search`: ``search_<name>.json``).
-        Computed only when the trained models it is made of (``parts``, by default ``name`` itself) are at hand
-        without training; else ``None``, with a note (as :meth:`analogy`)."""
+        Computed without training when the trained models it is made of (``parts``, by default ``name`` itself) are at
+        hand; else, in a chapter that :data:`TRAINS_AGAIN`, from those models trained again (:meth:`train_again`),
+        and otherwise ``None``, with a note (as :meth:`analogy`)."""
         parts = (name,) if parts is None else parts
-        if self.obtainable(search_key(name, self.products.suffix), parts, "the next training searches the pool."):
+        key = search_key(name, self.products.suffix)
+        if self.TRAINS_AGAIN and not (self.run.reusable(f"{key}.json") or self.at_hand(*parts)):
+            note(f"{key}: {' and '.join(parts)} not saved in {self.run.dir.name}/ (checkpoints are not committed): "
+                 "trained again from the same seed and step budget, as a run of its own")
+            self.again = True
+            try:
+                return self.products.search(name)
+            finally:
+                self.again = False
+        if self.obtainable(key, parts, "the next training searches the pool."):
             return self.products.search(name)
         return None
 
@@ -496,6 +525,12 @@ def half_run(name: str) -> str:
     """The name of model ``name``'s run of its own to half its step budget (:meth:`ChapterModels.train_to_half`):
     ``"<name> (half budget)"``, its checkpoint and encoder bundle beside the full run's."""
     return f"{name} (half budget)"
+
+
+def again_run(name: str) -> str:
+    """The name of model ``name``'s run of its own trained again for its whole step budget
+    (:meth:`ChapterModels.train_again`): ``"<name> (again)"``, its checkpoint and encoder bundle beside the first run's."""
+    return f"{name} (again)"
 
 
 def twin_key(name: str, vectors_name: str | None = None) -> str:

@@ -15,7 +15,7 @@ from reproducer.evaluate.views import ROWS, ProjectionSnapshots, RowEncoders, cu
 from reproducer.papers.registry import family
 from reproducer.results_store import slug
 from reproducer.report.claims import Evidence, untrained
-from reproducer.report.units import ChapterModels, eval_key, half_run
+from reproducer.report.units import ChapterModels, again_run, eval_key, half_run
 from reproducer.runtime import default_device
 from reproducer.papers.consensus.tables import CURVES, PAPER, T6, TRANSFER_ROW
 
@@ -100,7 +100,7 @@ class ConsensusModels(ChapterModels):
 
         return self.run.model(name, train)
 
-    TRAINS_TO_HALF = True
+    TRAINS_TO_HALF = TRAINS_AGAIN = True
 
     def train_to_half(self, name: str):
         """Issue 70: variant ``name``'s views trained again for half the step budget, as a run of its own
@@ -108,6 +108,12 @@ class ConsensusModels(ChapterModels):
         Figure 1's curve): a seed whose half-budget views were not saved (checkpoints are not committed) is read at
         half its budget all the same."""
         return self.fit(half_run(name), name, self.half_settings()).encoder
+
+    def train_again(self, name: str):
+        """Issue 69 item 8: variant ``name``'s views trained again for the whole step budget, as a run of its own
+        (:func:`~reproducer.report.units.again_run`, :meth:`fit` without Figure 1's curve): the views of the MV ensemble
+        in the searchable explorer where their checkpoints are gone."""
+        return self.fit(again_run(name), name, self.settings).encoder
 
     def record(self, name: str) -> dict:
         """Variant ``name``'s training log and learned τ: ``<name>_training.json`` if cached."""

@@ -32,7 +32,7 @@ from reproducer.papers import registry
 from reproducer.papers.registry import family
 from reproducer.results_store import slug
 from reproducer.papers.mean_max_aae.objective import decoder_attention, held_out_statistics
-from reproducer.report.units import ChapterModels, half_run
+from reproducer.report.units import ChapterModels, again_run, half_run
 from reproducer.runtime import default_device
 
 PAPER = registry.paper("zhang2018")  # this chapter's declaration (reproducer/papers/mean_max_aae/__init__.py)
@@ -249,15 +249,25 @@ class AutoencoderModels(ChapterModels):
         return train_or_reload(self.run, name, self.data, normalize_halves=self.normalize_halves, curves=ORDER,
                                progress=self.progress)
 
-    TRAINS_TO_HALF = True
+    TRAINS_TO_HALF = TRAINS_AGAIN = True
+
+    def train_apart(self, run_name: str, name: str, settings):
+        """Variant ``name`` trained again from this seed at ``settings``, as a run of its own named ``run_name``
+        (:func:`train_or_reload`, without a training curve): its encoder."""
+        return train_or_reload(self.run, run_name, self.data, normalize_halves=self.normalize_halves,
+                               progress=self.progress, variant=name, preset=settings).encoder
 
     def train_to_half(self, name: str):
-        """Issue 70: variant ``name`` trained again for half the step budget, as a run of its own
-        (:func:`~reproducer.report.units.half_run`; :func:`train_or_reload` at :meth:`half_settings`, without a
-        training curve): a seed whose half-budget encoder was not saved (checkpoints are not committed) is read at
-        half its budget all the same."""
-        return train_or_reload(self.run, half_run(name), self.data, normalize_halves=self.normalize_halves,
-                               progress=self.progress, variant=name, preset=self.half_settings()).encoder
+        """Issue 70: variant ``name`` trained again for half the step budget (:meth:`train_apart`,
+        :func:`~reproducer.report.units.half_run`, at :meth:`half_settings`): a seed whose half-budget encoder was not
+        saved (checkpoints are not committed) is read at half its budget all the same."""
+        return self.train_apart(half_run(name), name, self.half_settings())
+
+    def train_again(self, name: str):
+        """Issue 69 item 8: variant ``name`` trained again for its whole step budget (:meth:`train_apart`,
+        :func:`~reproducer.report.units.again_run`): the mean-max AAE of the searchable explorer where its checkpoint
+        is gone."""
+        return self.train_apart(again_run(name), name, self.settings)
 
     def record(self, name: str) -> dict:
         """Variant ``name``'s :func:`training_record`: ``<name>_training.json`` if cached."""

@@ -122,6 +122,9 @@ class ParaphraseModels(ChapterModels):
     paper = PAPER
     EXTRA_TASKS = ()
     SEARCH = ("PP", "LSTM (no o.g.)")
+    #: A chosen configuration whose checkpoint is gone trains again into it for the searchable explorer (issue 69
+    #: item 8; :meth:`encoder`): its grid run again, from the same seed and steps, the same model.
+    TRAINS_AGAIN = True
 
     def __init__(self, run, settings, *, data, figure_epochs: int = 3, supervised_epochs: int = 1, n_queries: int = 8,
                  choices: dict | None = None):
