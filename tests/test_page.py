@@ -312,3 +312,26 @@ def test_the_retrain_line_goes_under_the_first_table_that_has_a_regenerate_line(
     first, second = (page.table(pd.DataFrame({"b": [2]})).html for _ in range(2))
     assert "Retrain the chapter" in first and "book table 02_quick_thoughts 2" in first
     assert "Retrain the chapter" not in second and "book table 02_quick_thoughts 3" in second
+
+
+def test_the_regenerate_line_says_what_a_new_machine_builds_first_as_this_one_measured_it(tmp_path, monkeypatch):
+    """Issue 69 item 7: a first run builds the corpus and our word2vec before the first cell with results; the line
+    gives the minutes this machine's caches recorded, and nothing where they were not built here."""
+    import json
+
+    from reproducer.data.corpus import CorpusConfig, corpus_dir
+    from reproducer.data.vectors import Word2VecConfig, build_seconds, word2vec_dir
+
+    monkeypatch.setenv("REPRODUCER_DATA_DIR", str(tmp_path))
+    assert build_seconds() == {} and "minutes" not in Page("00_data").regenerate(1).split("Retrain")[0]
+    corpus = corpus_dir(CorpusConfig())
+    corpus.mkdir(parents=True)
+    (corpus / "meta.json").write_text(json.dumps({"build_seconds": 87.0}))
+    assert build_seconds() == {"corpus": 87.0}
+    vectors = word2vec_dir(corpus.name, Word2VecConfig())
+    vectors.mkdir(parents=True)
+    (vectors / "meta.json").write_text(json.dumps({"train_seconds": 414.0}))
+    assert build_seconds() == {"corpus": 87.0, "word2vec": 414.0}
+    line = Page("03_paraphrastic").regenerate(2)
+    assert "here, on 2 CPU cores, the corpus took 1.4 minutes, and our word2vec vectors" in line
+    assert "start from, 6.9 minutes)" in line

@@ -159,6 +159,28 @@ def word2vec_name(config: Word2VecConfig) -> str:
     return f"word2vec-{config.vector_size}d"
 
 
+def word2vec_dir(corpus_key: str, config: Word2VecConfig) -> Path:
+    """Where :func:`train_word2vec` caches the vectors of ``config`` on the corpus folder named ``corpus_key``."""
+    key = hashlib.sha256(json.dumps([corpus_key, asdict(config)], sort_keys=True).encode()).hexdigest()[:16]
+    return data_dir() / "vectors" / f"{word2vec_name(config)}-{key}"
+
+
+def build_seconds(corpus_config: CorpusConfig = CorpusConfig(),
+                  config: Word2VecConfig = Word2VecConfig()) -> dict[str, float]:
+    """What a new machine builds before a chapter's first cell with results runs, as this machine measured it (the
+    records of its caches): ``{"corpus": seconds, "word2vec": seconds}`` for those built here (issue 69 item 7: the
+    regenerate line says what a first run costs); builds nothing."""
+    from reproducer.data.corpus import corpus_dir
+
+    found, corpus = {}, corpus_dir(corpus_config)
+    records = {"corpus": (corpus / "meta.json", "build_seconds"),
+               "word2vec": (word2vec_dir(corpus.name, config) / "meta.json", "train_seconds")}
+    for name, (path, field) in records.items():
+        if path.is_file() and field in (record := json.loads(path.read_text(encoding="utf-8"))):
+            found[name] = float(record[field])
+    return found
+
+
 def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2VecConfig = Word2VecConfig(),
                    *, retrain: bool = False, progress: bool = True) -> WordVectors:
     """word2vec vectors trained with gensim on the corpus' ``train`` split, cached on disk.
@@ -170,8 +192,7 @@ def train_word2vec(corpus_config: CorpusConfig = CorpusConfig(), config: Word2Ve
     from gensim.models import Word2Vec
 
     corpus_root = build_corpus(corpus_config, progress=progress)
-    key = hashlib.sha256(json.dumps([corpus_root.name, asdict(config)], sort_keys=True).encode()).hexdigest()[:16]
-    folder = data_dir() / "vectors" / f"{word2vec_name(config)}-{key}"
+    folder = word2vec_dir(corpus_root.name, config)
     if (folder / "meta.json").is_file() and not retrain:
         return WordVectors.load(folder, name=word2vec_name(config),
                                 meta=json.loads((folder / "meta.json").read_text(encoding="utf-8")))

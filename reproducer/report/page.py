@@ -155,6 +155,18 @@ class Shown:
         return self.text
 
 
+def first_build() -> str:
+    """What the corpus and our word2vec took to build on the machine that executed the page (their caches' records,
+    :func:`~reproducer.data.vectors.build_seconds`), as the regenerate line says it; ``""`` where neither was built."""
+    from reproducer.data.vectors import build_seconds
+
+    took = build_seconds()
+    parts = [f"{what} {took[key] / 60:.1f} minutes" for key, what in
+             (("corpus", "the corpus took"), ("word2vec", "our word2vec vectors, which most chapters start from,"))
+             if key in took]
+    return f"; here, on 2 CPU cores, {', and '.join(parts)}" if parts else ""
+
+
 def quick_minutes(notebook: str) -> float | None:
     """How long ``notebook`` takes at the ``quick`` preset on 2 CPU cores, as its parameters cell states it
     (``"quick" (about 40 minutes …)`` or ``(about 1 hour …)``); ``None`` for a notebook without a ``quick`` preset."""
@@ -198,8 +210,8 @@ class Page:
         if number is None:
             return whole
         one = (f"Regenerate this table: <code>python -m reproducer book table {self.notebook} {number}</code> (runs "
-               "the chapter's cells up to it, reusing the committed results; on a new machine the corpus they were "
-               "computed from is built first).")
+               "the chapter's cells up to it, reusing the committed results; a new machine first builds the corpus "
+               f"and word vectors they were computed from{first_build()}).")
         return f"{one} {whole}" if self.regenerated <= 1 else one
 
     def table(self, frame: pd.DataFrame | Styler, formats: dict | None = None, *,
