@@ -2,6 +2,9 @@
 chapter 06 and the sentence."""
 from __future__ import annotations
 
+import pytest
+
+from reproducer.errors import ReproducerError
 from reproducer.files import write_json
 from reproducer.report.extrapolations import extrapolation_frame, extrapolation_summary, gathered
 
@@ -67,7 +70,8 @@ def test_check_longer_trains_each_named_model_once_as_a_unit_with_its_twin_and_r
         def stored(self):
             return "stored view"
 
-    models = SimpleNamespace(longer=lambda: Longer())
+    factors = []
+    models = SimpleNamespace(longer=lambda factor: factors.append(factor) or Longer())
     claim = Claim("A is positive", lambda e, r: e.score("A", "t", r))
     along = {s: [seed(-3 + np.log2(s / 1000) + 0.1 * k, k) for k in range(3)] for s in (1000, 3000, 6000)}
     read = []
@@ -77,4 +81,8 @@ def test_check_longer_trains_each_named_model_once_as_a_unit_with_its_twin_and_r
     assert len(rows) == 1 and rows[0]["steps"] == 24000 and rows[0]["hit"]
     assert check_longer(models, "", [claim], along, lambda view: None) == [] and len(units) == 3
     check_longer(models, "uni-skip, bi-skip", [claim], along, lambda view: seed(0, 7), twins=("combine-skip",))
-    assert units[-1] == ("twins", ("combine-skip",))
+    assert units[-1] == ("twins", ("combine-skip",)) and factors == [4, 4]
+    check_longer(models, "uni-QT", [claim], along, lambda view: seed(0, 7), factor=2)
+    assert factors[-1] == 2  # a run that fits a session: twice the budget
+    with pytest.raises(ReproducerError, match="at least 2"):
+        check_longer(models, "uni-QT", [claim], along, lambda view: seed(0, 7), factor=1)

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from reproducer.errors import ReproducerError
 from reproducer.files import read_json, stored_json
 from reproducer.report.claims import short_claim
+from reproducer.report.units import LONGER
 
 #: The file each chapter stores its checked extrapolations in (:meth:`~reproducer.report.page.Page.extrapolations`).
 FILE = "extrapolations"
@@ -76,10 +78,12 @@ def extrapolation_summary(rows: list[dict]) -> str:
 
 
 def check_longer(models, names: str, claims: list, along: dict[int, list], evidence,
-                 twins: tuple[str, ...] | None = None) -> list[dict]:
+                 twins: tuple[str, ...] | None = None, factor: int = LONGER) -> list[dict]:
     """A chapter's check of its own extrapolations: the main seed of ``models`` (a
-    :class:`~reproducer.report.units.ChapterModels`) trained :data:`~reproducer.report.units.LONGER` times its budget
-    (:meth:`~reproducer.report.units.ChapterModels.longer`: a run of its own), one unit per model of ``names`` (a
+    :class:`~reproducer.report.units.ChapterModels`) trained ``factor`` times its budget (by default
+    :data:`~reproducer.report.units.LONGER`; a chapter whose longer run would not fit a session of 2 CPU cores with
+    its scoring asks for less and says so) (:meth:`~reproducer.report.units.ChapterModels.longer`: a run of its own),
+    one unit per model of ``names`` (a
     comma-separated list: the notebook's ``longer`` parameter; ``""``: none, nothing trained, no rows) and the
     untrained twins of ``twins`` (default: those of ``names``; the same initial weights, stored under that run's key:
     chapter 01's twin is combine-skip's, which uni- and bi-skip make); then
@@ -91,7 +95,10 @@ def check_longer(models, names: str, claims: list, along: dict[int, list], evide
     wanted = [n.strip() for n in names.split(",") if n.strip()]
     if not wanted:
         return []
-    trained = models.longer()
+    if factor < 2:
+        raise ReproducerError(f"A longer run checks a projection beyond the budgets the line was fitted on: factor "
+                              f"{factor} must be at least 2.")
+    trained = models.longer(factor)
     for name in wanted:
         trained.unit(name, neighbours=False)
     trained.twins(wanted if twins is None else list(twins))  # for the "training beats untrained" claims
