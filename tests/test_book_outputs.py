@@ -90,6 +90,42 @@ def _glued(path: Path) -> set[str]:
             for o in c.get("outputs", []) if "scrapbook" in o.get("metadata", {})}
 
 
+#: Chapters whose stored outputs predate the page code that removes these leftovers (issue 69 item 3): they leave the
+#: list at their re-execution, and the strict xfail says so when they do.
+LEFTOVERS: dict[str, str] = {c: "stored before issue 69's leftovers were removed: re-executed at default next (issue 70)"
+                             for c in ("03_paraphrastic", "04_consensus", "05_mean_max_aae")}
+#: A table cell that shows a missing value as Python writes it instead of the book's dash (Page.table's rule).
+MISSING_CELL = re.compile(r"<td[^>]*>\s*(nan|NaN|None|<NA>)\s*</td>")
+
+
+def _leftover_param(path: Path):
+    return pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=LEFTOVERS[path.stem])) \
+        if path.stem in LEFTOVERS else path
+
+
+@pytest.mark.parametrize("path", [_leftover_param(p) for p in [*PAPER_CHAPTERS, ROOT / "notebooks" /
+                                                                "06_comparison.ipynb"]], ids=lambda p: p.stem)
+def test_no_log_line_or_missing_value_reaches_a_chapter(path):
+    """Issue 69 item 3: a paper chapter's shown cells print nothing (the library's notes go to the run's log when a
+    notebook is executed for the book) and no table cell says ``nan`` or ``None`` (a dash, with its reason beside)."""
+    found = []
+    for i, cell in enumerate(_cells(path)):
+        if not _shown(cell):
+            continue
+        for output in cell.get("outputs", []):
+            if output["output_type"] == "stream":
+                found.append(f"cell {i} prints {''.join(output['text'])[:120]!r}")
+            html = "".join(output.get("data", {}).get("text/html", ""))
+            found += [f"cell {i}: a table cell {m.group(0)!r}" for m in MISSING_CELL.finditer(html)]
+    assert not found, f"{path.name}: {found[:5]}"
+
+
+def test_the_leftover_check_finds_a_missing_value():
+    assert MISSING_CELL.search('<td id="T_1_row0_col2" class="data">nan</td>')
+    assert MISSING_CELL.search("<td>None</td>") and not MISSING_CELL.search("<td>—</td>")
+    assert not MISSING_CELL.search("<td>nano</td>")
+
+
 @pytest.mark.parametrize("path", [*PAPER_CHAPTERS, ROOT / "notebooks" / "06_comparison.ipynb"], ids=lambda p: p.stem)
 def test_each_chapter_opens_with_its_claims_box(path):
     """Right after the chapter's summary (one of its first three cells) a markdown cell pastes the box of claims that
