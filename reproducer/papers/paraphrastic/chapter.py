@@ -123,7 +123,8 @@ class ParaphraseModels(ChapterModels):
     EXTRA_TASKS = ()
     SEARCH = ("PP", "LSTM (no o.g.)")
     #: A chosen configuration whose checkpoint is gone trains again into it for the searchable explorer (issue 69
-    #: item 8; :meth:`encoder`): its grid run again, from the same seed and steps, the same model.
+    #: item 8; :meth:`encoder`): its grid run again, from the same seed and steps (from this machine's word2vec, so
+    #: not bit-identical to the committed run: :meth:`~reproducer.report.units.ChapterModels.train_again`).
     TRAINS_AGAIN = True
 
     def __init__(self, run, settings, *, data, figure_epochs: int = 3, supervised_epochs: int = 1, n_queries: int = 8,
