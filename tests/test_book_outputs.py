@@ -93,7 +93,7 @@ def _glued(path: Path) -> set[str]:
 #: Chapters whose stored outputs predate the page code that removes these leftovers (issue 69 item 3): they leave the
 #: list at their re-execution, and the strict xfail says so when they do.
 LEFTOVERS: dict[str, str] = {c: "stored before issue 69's leftovers were removed: re-executed at default next (issue 70)"
-                             for c in ("03_paraphrastic", "04_consensus", "05_mean_max_aae")}
+                             for c in ("04_consensus", "05_mean_max_aae")}
 #: A table cell that shows a missing value as Python writes it instead of the book's dash (Page.table's rule).
 MISSING_CELL = re.compile(r"<td[^>]*>\s*(nan|NaN|None|<NA>)\s*</td>")
 
