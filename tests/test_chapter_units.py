@@ -669,6 +669,18 @@ def test_the_consensus_views_of_the_searched_ensemble_train_again_as_runs_of_the
     assert models.search("MV ensemble", ("MV",)) is views and len(asked["fit"]) == 1  # this kernel's: once
 
 
+def test_chapter_03s_views_read_the_untrained_twins_of_its_twins():
+    """Issue 70: chapter 03's evidence at half its budget and at quick (``along_evidence``) holds PP's and the LSTM's
+    untrained twins beside the trained models, so the four training-beats-untrained claims are read along training
+    (they were read at one budget: the class did not name its twins, and ``twins`` kept none of them)."""
+    from reproducer.papers.paraphrastic import chapter as pc
+    from reproducer.report.claims import untrained
+
+    models = object.__new__(pc.ParaphraseModels)
+    models.twin_results = lambda name, *vectors: f"twin of {name}"
+    assert models.twins(pc.TWINS) == {untrained(n): f"twin of {n}" for n in pc.TWINS} and len(pc.TWINS) == 2
+
+
 def test_models_trained_longer_are_the_run_that_executing_the_notebook_with_their_steps_gives(nb):
     """Issue 70's check of the book's extrapolations: ``longer()`` is the same seed at 4 × the step budget, in the
     folder and under the keys of the notebook executed with ``-p max_steps <steps>``; a parameter the notebook has

@@ -122,6 +122,7 @@ class ParaphraseModels(ChapterModels):
     paper = PAPER
     EXTRA_TASKS = ()
     SEARCH = ("PP", "LSTM (no o.g.)")
+    TWINS = TWINS  # the views' evidence (at half the budget, at quick) reads their untrained twins too (issue 70)
     #: A chosen configuration whose checkpoint is gone trains again into it for the searchable explorer (issue 69
     #: item 8; :meth:`encoder`): its grid run again, from the same seed and steps (from this machine's word2vec, so
     #: not bit-identical to the committed run: :meth:`~reproducer.report.units.ChapterModels.train_again`).
