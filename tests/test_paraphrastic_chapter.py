@@ -207,6 +207,9 @@ class FakeTraining(pt.ParaphraseModels):
     def twin_results(self, name):
         return self.run.json(f"eval_{slug(name)}_untrained", lambda: self.recorded.append(("twin", name)) or {})
 
+    def search(self, name, parts=None):
+        return self.run.json(f"search_{slug(name)}", lambda: self.recorded.append(("search", name)) or {})
+
 
 def fake_training() -> FakeTraining:
     """:class:`FakeTraining` at ``default``, on no pairs."""
@@ -227,8 +230,8 @@ def test_train_grid_chooses_on_dev_caches_and_trains_nothing_twice(tmp_path, mon
     grid_records = [r for r in training.recorded if r[0] in pt.VARIANTS]
     assert len(grid_records) == 4 + 4 * 6 and grid_records[:4] == [("PP", label) for label in pt.PP_GRID]
     assert [r for r in training.recorded if r[0] not in pt.VARIANTS] == [
-        ("bins", "PP"), ("neighbours", "PP"), ("transfer", "PP"), ("twin", "PP"), ("reweighted",),
-        ("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)"), ("bins", "LSTM (o.g.)"),
+        ("bins", "PP"), ("neighbours", "PP"), ("search", "PP"), ("transfer", "PP"), ("twin", "PP"), ("reweighted",),
+        ("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)"), ("search", "LSTM (no o.g.)"), ("bins", "LSTM (o.g.)"),
         ("transfer", "LSTM (o.g.)"), ("twin", "LSTM (o.g.)")]  # each model's unit, right after its grid; the twins' models scored beside them
     assert (tmp_path / "03_paraphrastic/default/grid/LSTM__no_o.g.___MAX__lr_0.005.json").is_file()
     grid = training.grid_table()
@@ -257,7 +260,7 @@ def test_a_new_choice_recomputes_what_was_cached_of_the_old_one(tmp_path, monkey
     again = fake_training()
     again.recorded = []
     again.train_grid()
-    assert again.recorded == [("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)")]
+    assert again.recorded == [("bins", "LSTM (no o.g.)"), ("neighbours", "LSTM (no o.g.)"), ("search", "LSTM (no o.g.)")]
     assert "now 'MIX, lr=0.005' (was 'MAX, lr=0.005')" in capsys.readouterr().out
     # a twin's model (issue 44): its transfer scores and its untrained twin's are named by model too
     choices.write_text(json.dumps({**json.loads(choices.read_text()), "LSTM (o.g.)": "MAX, lr=0.005"}))

@@ -216,9 +216,9 @@ class ParaphraseModels(ChapterModels):
     #: What it caches of PP's chosen configuration alone: its word-level analyses, Figure 1 (PP's configuration on the
     #: nested subsets) and its transfer scores.
     PP_PRODUCTS = ("table8_neighbours.json", "word_weights.json", "norm_analysis.json", "figure1.json")
-    #: What it caches of a model's chosen configuration under the transfer tasks' names (:func:`slug`): its scores and
-    #: its untrained twin's.
-    TRANSFER_PRODUCTS = ("eval_{}.json", "eval_{}_untrained.json")
+    #: What it caches of a model's chosen configuration under :func:`slug` names: its transfer scores, its untrained
+    #: twin's and its searchable explorer's neighbours (:meth:`search`).
+    TRANSFER_PRODUCTS = ("eval_{}.json", "eval_{}_untrained.json", "search_{}.json")
 
     def forget_if_rechosen(self, name: str) -> None:
         """Delete what is cached of ``name``'s chosen configuration (:data:`CHOSEN_PRODUCTS`, for PP
