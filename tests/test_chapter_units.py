@@ -902,8 +902,8 @@ def test_paraphrase_units_train_pp_first_and_cache_what_the_constants_name(resul
 
 def test_paraphrase_units_without_the_explorer_still_cache_the_length_bins(results_dir, products):
     t = training(NotebookRun("03_paraphrastic", "smoke"))
-    t.train_grid(explorer=False)
-    t.unit("baselines", explorer=False)
+    t.train_grid(neighbours=False)
+    t.unit("baselines", neighbours=False)
     assert not list(t.run.dir.glob("neighbours_*.csv")) and not [c for c in products if c[0] == "pool"]
     # issue 44: every run (the seeds' too) scores PP and the LSTM (o.g.) on the transfer tasks beside their twins
     assert [c for c in t.calls if c[0] in ("transfer", "twin")] == [
@@ -940,7 +940,7 @@ def test_paraphrase_seeds_run_at_the_runs_preset_and_budget(nb, products):
     assert main.settings.max_steps == 500
     with pytest.raises(ReproducerError, match="train_grid"):
         main.seeds(3)  # the seeds train this run's choices: there are none yet
-    main.train_grid(explorer=False)
+    main.train_grid(neighbours=False)
     seeds = main.seeds(3)
     assert seeds[0] is main and [t.run.dir.name for t in seeds[1:]] == [run.sibling(seed=k).dir.name for k in (1, 2)]
     for seed, t in enumerate(seeds[1:], 1):
@@ -958,13 +958,30 @@ def test_paraphrase_seeds_run_at_the_runs_preset_and_budget(nb, products):
     assert own.seeds(1) == [own]  # no seeds: nothing chosen is needed
 
 
+def test_a_longer_paraphrase_run_trains_the_main_runs_choices_at_factor_times_the_steps(nb, products):
+    """Issue 70's check of chapter 03's extrapolations: the longer run is this seed at ``factor`` × the steps, in the
+    run ``-p max_steps`` gives, training the configurations chosen here (the grid is not tuned again), through the
+    unit interface :func:`~reproducer.report.extrapolations.check_longer` calls."""
+    main = training(nb("03_paraphrastic", max_steps=500), max_steps=500)
+    with pytest.raises(ReproducerError, match="train_grid"):
+        main.longer(2)  # nothing chosen yet
+    main.train_grid(neighbours=False)
+    longer = main.longer(2)
+    assert longer.settings.max_steps == 1000 and longer.seed == main.seed
+    assert longer.run.dir.name == main.run.sibling(changes={"max_steps": 1000}).dir.name != main.run.dir.name
+    assert longer.choices == {n: main.best[n]["config"] for n in pt.VARIANTS} and main.choices is None
+    longer.calls = []  # the fake's record of what it trains (a sibling is built without it)
+    longer.unit("iRNN", neighbours=False)  # PP first (the others take its choice), then the iRNN: one configuration each
+    assert [c[1:] for c in longer.calls if c[0] == "grid"] == [("PP", main.pp_choice), ("iRNN", longer.choices["iRNN"])]
+
+
 def test_the_claims_seeds_train_the_main_runs_choices_and_forget_what_another_choice_cached(results_dir, products,
                                                                                               capsys):
     """A seed trains each model's configuration chosen by the main run, not the grid; where the seed had chosen
     another before (its own grid), what it cached of that choice — PP's Figure 1 and word analyses, the saved
     encoder — is computed again."""
     main = training(NotebookRun("03_paraphrastic", "default"))
-    main.train_grid(explorer=False)
+    main.train_grid(neighbours=False)
     planned = main.seeds(2)[1]
     seed = training(planned.run, choices=planned.choices)  # the same seed with the fakes
     choices = {n: main.best[n]["config"] for n in pt.VARIANTS}
@@ -974,14 +991,14 @@ def test_the_claims_seeds_train_the_main_runs_choices_and_forget_what_another_ch
     for path in stale:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("of the old choice")
-    seed.train_grid(explorer=False)
+    seed.train_grid(neighbours=False)
     assert [c for c in seed.calls if c[0] == "grid"] == [("grid", n, choices[n]) for n in pt.VARIANTS]
     assert seed.pp_choice == main.pp_choice and {n: r["config"] for n, r in seed.best.items()} == choices
     assert not any(p.exists() for p in stale[::2]) and ("reweighted",) in seed.calls  # recomputed from the new choice
     assert read_json(seed.run.path("choices.json")) == choices
     assert "PP: chosen configuration now 'MIX, λw=1e-05' (was 'MAX, λw=1e-05'): figure1.json" in capsys.readouterr().out
     with pytest.raises(ReproducerError, match="not in its grid"):
-        training(planned.run, choices={**choices, "DAN": "MIX, lr=9"}).train_grid(explorer=False)
+        training(planned.run, choices={**choices, "DAN": "MIX, lr=9"}).train_grid(neighbours=False)
 
 
 def test_paraphrase_claims_are_read_at_half_the_budget_and_from_a_stored_run(results_dir, products, monkeypatch):
@@ -1002,12 +1019,12 @@ def test_paraphrase_claims_are_read_at_half_the_budget_and_from_a_stored_run(res
         "0-10": {"pearson": level(encoder.name), "replicates": [level(encoder.name)] * 3}})
     quick = training(NotebookRun("03_paraphrastic", "quick"))
     quick.declare()  # its results under the key a stored view of it expects
-    quick.train_grid(explorer=False)
-    quick.unit("baselines", explorer=False)
+    quick.train_grid(neighbours=False)
+    quick.unit("baselines", neighbours=False)
     quick.replicated_scores()
     t = training(NotebookRun("03_paraphrastic", "default"))
-    t.train_grid(explorer=False)
-    t.unit("baselines", explorer=False)
+    t.train_grid(neighbours=False)
+    t.unit("baselines", neighbours=False)
     full = Evidence({n: t.transfer(n) for n in pt.TWINS}, samples=pc.suite_samples(t.claim_suites(DATASETS), DATASETS),
                     replicated=t.replicated_scores())
     before = len(t.calls)
@@ -1039,8 +1056,8 @@ def test_paraphrase_claims_are_read_at_half_the_budget_and_from_a_stored_run(res
 
 def test_table5_evidence_gathers_each_supervised_run_with_its_replicates_from_the_cached_units(results_dir, products):
     t = training(NotebookRun("03_paraphrastic", "default"), supervised_epochs=2)
-    t.train_grid(explorer=False)
-    t.unit("baselines", explorer=False)
+    t.train_grid(neighbours=False)
+    t.unit("baselines", neighbours=False)
     scores = t.supervised_scores()
     assert set(scores) == {(n, pc.supervised_key(c)) for n in pt.SUPERVISED for c in pt.TASKS.values()}
     assert scores["PP", "Table 5 SICK-R"] == (80.0, [79.0, 81.0]) and scores["DAN", "Table 5 SST2"][0] == 72.0

@@ -44,7 +44,7 @@ from reproducer.papers.paraphrastic.tables import (
 )
 from reproducer.report.explorer import NeighbourIndex, neighbour_frame
 from reproducer.report.tables import paper_table
-from reproducer.report.units import ChapterModels, seed_siblings
+from reproducer.report.units import LONGER, ChapterModels, seed_siblings
 from reproducer.runtime import default_device
 
 PAPER = registry.paper("wieting2016")  # this chapter's declaration (reproducer/papers/paraphrastic/__init__.py)
@@ -172,23 +172,36 @@ class ParaphraseModels(ChapterModels):
         return seed_siblings(self, self.run, self.seed, seeds,
                              lambda run, seed: self.sibling(run, self.settings, seed, choices))
 
+    def longer(self, factor: int = LONGER) -> "ParaphraseModels":
+        """These models trained ``factor`` times their step budget (issue 70:
+        :meth:`~reproducer.report.units.ChapterModels.longer`), each model at the configuration chosen here (after
+        :meth:`train_grid`), as the claims' seeds train it: the longer run checks where the line through this run's
+        budgets projects the same models, not a grid tuned again at another budget."""
+        if set(self.best) != set(VARIANTS):
+            raise ReproducerError("A longer run trains the configurations this run chose: call train_grid() first "
+                                  f"(chosen so far: {', '.join(self.best) or 'none'}).")
+        view = super().longer(factor)
+        view.choices = {n: self.best[n]["config"] for n in VARIANTS}
+        return view
+
     def sibling(self, run, settings, seed: int, choices: dict | None = None) -> "ParaphraseModels":
         """The same models in ``run`` (whose seed is ``seed``) at ``settings``, on the same pairs and vectors,
         training ``choices``' configurations."""
         return type(self)(run, settings, data=self.data(), figure_epochs=self.figure_epochs,
                           supervised_epochs=self.supervised_epochs, n_queries=self.n_queries, choices=choices)
 
-    def unit(self, name: str, explorer: bool = True) -> None:
+    def unit(self, name: str, neighbours: bool = True) -> None:
         """Everything the chapter shows of model ``name``, right after it trains, cached: its grid (PP first: the
-        others take PP's choice) and the chosen configuration; for Table 7's models their length bins; for the
-        explorer's (``explorer``) their neighbours (PP's and the LSTM's of every pool sentence too: :meth:`search`); for PP the word-level analyses (Table 8, section 6); for
+        others take PP's choice) and the chosen configuration; for Table 7's models their length bins; with
+        ``neighbours``, for the explorer's models their neighbours (PP's and the LSTM's of every pool sentence too:
+        :meth:`search`); for PP the word-level analyses (Table 8, section 6); for
         :data:`TWINS` (every seed) the transfer scores and their untrained twins' (issue 44). ``name``
         ``"baselines"``: the baselines' similarity suites and the initial vectors' length bins and neighbours."""
         if name == "baselines":
             self.baseline_suites()
         else:
             if name != "PP" and self.pp_choice is None:
-                self.unit("PP", explorer)
+                self.unit("PP", neighbours)
             self.runs[name] = self.train_model(name, self.pp_choice)
             self.best[name] = max(self.runs[name], key=dev_score)
             self.forget_if_rechosen(name)
@@ -199,9 +212,9 @@ class ParaphraseModels(ChapterModels):
         model = "initial vectors" if name == "baselines" else name
         if model in LENGTH_MODELS:
             self.length_bins(model)
-        if explorer and model in EXPLORER:
+        if neighbours and model in EXPLORER:
             self.neighbours(model)
-        if explorer and model in self.SEARCH:  # the searchable explorer over the whole pool (issue 69)
+        if neighbours and model in self.SEARCH:  # the searchable explorer over the whole pool (issue 69)
             self.search(model)
         if name in TWINS:  # every seed: the book's own claim that training beats the twin (issue 44)
             self.transfer(name)
@@ -356,11 +369,11 @@ class ParaphraseModels(ChapterModels):
         return [self.run.json(f"grid/{file_key(name)}__{file_key(label)}", lambda: self.record(name, label, overrides))
                 for label, overrides in configs]
 
-    def train_grid(self, explorer: bool = True) -> dict[str, dict]:
+    def train_grid(self, neighbours: bool = True) -> dict[str, dict]:
         """Every model's :meth:`unit` in order (PP's grid first, then every other model's with PP's choice); the
         chosen record of each model."""
         for name in VARIANTS:
-            self.unit(name, explorer)
+            self.unit(name, neighbours)
         return self.best
 
     def grid_table(self) -> pd.DataFrame:
