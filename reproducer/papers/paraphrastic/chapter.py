@@ -165,10 +165,7 @@ class ParaphraseModels(ChapterModels):
         its sibling run (declared). The seeds train each model's configuration chosen here (after
         :meth:`train_grid`) instead of tuning the grid again: their spread is the training noise of the models the
         claims are about, at a seventh of the grid's cost (section 4.2.2 tunes once per model)."""
-        if seeds > 1 and set(self.best) != set(VARIANTS):
-            raise ReproducerError("The claims' seeds train the configurations this run chose: call train_grid() first "
-                                  f"(chosen so far: {', '.join(self.best) or 'none'}).")
-        choices = {n: self.best[n]["config"] for n in VARIANTS} if seeds > 1 else None
+        choices = self.chosen_configurations("The claims' seeds train") if seeds > 1 else None
         return seed_siblings(self, self.run, self.seed, seeds,
                              lambda run, seed: self.sibling(run, self.settings, seed, choices))
 
@@ -177,12 +174,18 @@ class ParaphraseModels(ChapterModels):
         :meth:`~reproducer.report.units.ChapterModels.longer`), each model at the configuration chosen here (after
         :meth:`train_grid`), as the claims' seeds train it: the longer run checks where the line through this run's
         budgets projects the same models, not a grid tuned again at another budget."""
-        if set(self.best) != set(VARIANTS):
-            raise ReproducerError("A longer run trains the configurations this run chose: call train_grid() first "
-                                  f"(chosen so far: {', '.join(self.best) or 'none'}).")
+        choices = self.chosen_configurations("A longer run trains")
         view = super().longer(factor)
-        view.choices = {n: self.best[n]["config"] for n in VARIANTS}
+        view.choices = choices
         return view
+
+    def chosen_configurations(self, who: str) -> dict[str, str]:
+        """Each model's configuration chosen by this run's grid (``{model: label}``), what :meth:`seeds` and
+        :meth:`longer` train; an error naming ``who`` (``"The claims' seeds train"``) before :meth:`train_grid`."""
+        if set(self.best) != set(VARIANTS):
+            raise ReproducerError(f"{who} the configurations this run chose: call train_grid() first "
+                                  f"(chosen so far: {', '.join(self.best) or 'none'}).")
+        return {n: self.best[n]["config"] for n in VARIANTS}
 
     def sibling(self, run, settings, seed: int, choices: dict | None = None) -> "ParaphraseModels":
         """The same models in ``run`` (whose seed is ``seed``) at ``settings``, on the same pairs and vectors,
