@@ -204,7 +204,7 @@ def _gold_name(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
-def _walk_items(obj: Any, change) -> Any:
+def walk_items(obj: Any, change) -> Any:
     """``obj`` with every per-item outcome (a dict under an ``"items"`` key, one per task) replaced by
     ``change(outcome)``; only dicts are walked (the item lists are not), and ``obj`` itself is not modified."""
     if not isinstance(obj, dict):
@@ -214,7 +214,7 @@ def _walk_items(obj: Any, change) -> Any:
         if key == "items" and isinstance(value, dict):
             out[key] = {task: change(o) if isinstance(o, dict) else o for task, o in value.items()}
         else:
-            out[key] = _walk_items(value, change)
+            out[key] = walk_items(value, change)
     return out
 
 
@@ -235,7 +235,7 @@ def share_gold(obj: Any, folder: str | Path) -> Any:
             write_result(folder / f"{name}.json", text + "\n", compress_above=COMPRESS_ABOVE)
         return {**{k: v for k, v in outcome.items() if k not in GOLD_FIELDS}, "gold": name}
 
-    return _walk_items(obj, change)
+    return walk_items(obj, change)
 
 
 def restore_gold(obj: Any, folder: str | Path) -> Any:
@@ -259,7 +259,7 @@ def restore_gold(obj: Any, folder: str | Path) -> Any:
                                      "notebook computes those results again, nothing else.")
         return {**{k: v for k, v in outcome.items() if k != "gold"}, **shared}
 
-    return _walk_items(obj, change)
+    return walk_items(obj, change)
 
 
 def write_json(path: str | Path, obj: Any, *, compress_above: int | None = None) -> Path:

@@ -6,10 +6,10 @@ scikit-learn, scipy, tqdm). :func:`build_pack` writes it here, on the CPU machin
 What it holds (each file's SHA-256 in ``meta.json``, checked when the pack is opened):
 
 - ``corpus.npz.xz``: the held-out split of our Gutenberg corpus and as much of its training split as the plans that
-  read the pack train on (:func:`planned_sentences`: whole books in the corpus's order, :data:`PLAN_MARGIN` more
-  than the largest model's steps × batch, so no planned model reads a sentence twice; at ``paper`` 1.0 of the
-  1.46 million sentences. The whole split was 28.8 of the 32 MiB of a pack, which left the repository too little
-  of the 64 MiB a device call takes) as ids of its :data:`MAX_WORDS` most frequent words (``uint16``; the
+  read the pack train on (:func:`planned_sentences`: whole books in the corpus's order, up to the largest model's
+  steps × batch, so no planned model reads a sentence twice; at ``paper`` 1.0 of the 1.46 million sentences. The
+  whole split was 28.8 of the 32 MiB of a pack, and a margin of a tenth more 2 MiB, which left the repository too
+  little of the 64 MiB a device call takes) as ids of its :data:`MAX_WORDS` most frequent words (``uint16``; the
   vocabulary is the whole training split's, so the ids are a chapter's), each sentence cut to :data:`KEEP_TOKENS` tokens (every objective reads at most 32:
   Quick-Thoughts, skip-thought and consensus cut at 30, the autoencoders drop sentences above 32, so a 33-token cut
   changes nothing any of them sees), with the sentence lengths and the book spans. Because our vocabulary lists words
@@ -48,8 +48,8 @@ from reproducer.files import atomic_path, sha256_file, write_json
 MAX_PACK_BYTES = 60 * 2**20  # the issue's limit: 64 MiB travel with a device call, the rest is the repository
 MAX_WORDS = 65535  # ids fit uint16; the largest vocabulary a preset trains (Quick-Thoughts' paper preset) is 50,000
 KEEP_TOKENS = 33  # one above the longest sentence any objective reads (the autoencoders' max_tokens, 32)
-PACK_VERSION = 3  # 2: the strongest xz preset (the same arrays, 1.2 MB smaller); 3: the training sentences the plans read
-PLAN_MARGIN = 1.1  # the packed training sentences: this many times what the plans' largest model reads, in whole books
+PACK_VERSION = 4  # 2: the strongest xz preset (the same arrays, 1.2 MB smaller); 3: the training sentences the plans
+# read (and a tenth more); 4: without that tenth (its samplers read steps × batch sentences: uni-QT 2,500 × 400)
 #: Scale of the pack -> corpus books per split (``None``: all) and the word-vector size of the stand-in vectors.
 SCALES = {"smoke": {"max_books": 3, "word_dim": 32}, "paper": {"max_books": None, "word_dim": 300}}
 #: The evaluation datasets a run scores on: the tasks of Logeswaran & Lee's Table 1 read ``senteval`` only.
@@ -94,7 +94,7 @@ def _write_xz(path: Path, data: bytes) -> None:
 
 
 def planned_sentences(scale: str) -> int | None:
-    """The training sentences a pack of ``scale`` holds at least: :data:`PLAN_MARGIN` times the most that one model of
+    """The training sentences a pack of ``scale`` holds at least: the most that one model of
     the plans reading such a pack (:data:`reproducer.gpu_plans.PLANS`) trains on, its steps × its preset's batch
     (``paper``: uni-QT's 2,500 × 400); ``None`` when no plan reads it (the whole split)."""
     from reproducer.gpu_plans import PLANS
@@ -102,7 +102,7 @@ def planned_sentences(scale: str) -> int | None:
 
     read = [m.steps * registry.preset(registry.model(m.name).family, plan.train_preset).batch_size
             for plan in PLANS.values() if plan.pack_scale == scale for m in plan.models]
-    return int(max(read) * PLAN_MARGIN) if read else None
+    return max(read) if read else None
 
 
 def _first_books(tokenized, sentences: int | None):

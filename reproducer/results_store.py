@@ -29,7 +29,7 @@ import pandas as pd
 from reproducer.checkpoints import half_budget_bundle, identity
 from reproducer.errors import DamagedResultError, ReproducerError, ReproducerWarning
 from reproducer.files import (COMPRESS_ABOVE, COMPRESSED, atomic_path, read_json, restore_gold, sha256_file,
-                              share_gold, stored_json, stored_text, write_json, write_result)
+                              share_gold, stored_json, stored_text, walk_items, write_json, write_result)
 from reproducer.log import logger
 from reproducer.plot_style import readable_figure
 
@@ -273,27 +273,61 @@ def _record_again(folder: Path, file: str) -> None:
         record_keys(folder, {file: key}, uses={file: manifest.get("uses", {}).get(file, {})})
 
 
-def share_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
-    """Store each JSON result of ``folder``'s manifest with its per-item gold scores shared (:func:`~reproducer.files.
-    share_gold`), as :meth:`NotebookRun.json` now writes them: the same value once read (checked here), under the key it
-    was stored with and with the checkpoints it was computed from, its new digest recorded, so it is still reused.
-    Returns ``(file, bytes before, bytes after)`` for each result rewritten."""
+def _rewrite_stored(folder: str | Path, rewrite: Callable[[Any, Path], Any],
+                    check: Callable[[Any, Any, Path], str | None]) -> list[tuple[Path, int, int]]:
+    """Store each JSON result of ``folder``'s manifest as ``rewrite(stored, its folder)`` where that changes it, after
+    ``check(stored, rewritten, its folder)`` (a problem, or ``None``) passed; under the key it was stored with and with
+    the checkpoints it was computed from, its new digest recorded, so it is still reused. Returns ``(file, bytes
+    before, bytes after)`` for each result rewritten."""
     folder, rewritten = Path(folder), []
     for file in read_keys(folder)["results"]:
         found = stored_json(folder / file)
         if found is None or not file.endswith(".json"):
             continue
         stored, beside = read_json(folder / file, as_stored=True), (folder / file).parent
-        shared = share_gold(stored, beside)
-        if shared == stored:
+        new = rewrite(stored, beside)
+        if new == stored:
             continue
-        if restore_gold(shared, beside) != restore_gold(stored, beside):
-            raise ReproducerError(f"{found}: its gold scores do not come back the same once shared; left as it is.")
+        problem = check(stored, new, beside)
+        if problem:
+            raise ReproducerError(f"{found}: {problem}; left as it is.")
         size = found.stat().st_size
-        written = write_json(folder / file, shared, compress_above=0 if found != folder / file else None)
+        written = write_json(folder / file, new, compress_above=0 if found != folder / file else None)
         _record_again(folder, file)
         rewritten.append((found, size, written.stat().st_size))
     return rewritten
+
+
+def share_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
+    """Store each JSON result of ``folder``'s manifest with its per-item gold scores shared (:func:`~reproducer.files.
+    share_gold`), as :meth:`NotebookRun.json` now writes them: the same value once read (checked here), under the key it
+    was stored with and with the checkpoints it was computed from, its new digest recorded, so it is still reused.
+    Returns ``(file, bytes before, bytes after)`` for each result rewritten."""
+    def check(stored: Any, shared: Any, beside: Path) -> str | None:
+        same = restore_gold(shared, beside) == restore_gold(stored, beside)
+        return None if same else "its gold scores do not come back the same once shared"
+
+    return _rewrite_stored(folder, lambda stored, beside: share_gold(stored, beside), check)
+
+
+def round_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
+    """Store each JSON result of ``folder``'s manifest with its per-item predicted scores at the precision
+    :func:`~reproducer.evaluate.items.scored_items` now keeps (:func:`~reproducer.evaluate.items.round_predictions`:
+    4 significant digits, from 6), under the key it was stored with, its new digest recorded, so it is still reused.
+    Only the predictions change (checked here), each by at most half a unit of its 4th digit. Returns ``(file, bytes
+    before, bytes after)`` for each result rewritten."""
+    from reproducer.evaluate.items import round_predictions
+
+    def check(stored: Any, rounded: Any, beside: Path) -> str | None:
+        return None if round_predictions(rounded) == rounded and _without_predictions(rounded) == \
+            _without_predictions(stored) else "rounding changed more than its predicted scores"
+
+    return _rewrite_stored(folder, lambda stored, beside: round_predictions(stored), check)
+
+
+def _without_predictions(obj: Any) -> Any:
+    """``obj`` without its per-item predicted scores."""
+    return walk_items(obj, lambda outcome: {k: v for k, v in outcome.items() if k != "pred"})
 
 
 def _using(checkpoints) -> None:

@@ -15,7 +15,7 @@ import pytest
 from reproducer.bench import family_objectives
 from reproducer.errors import ReproducerError
 from reproducer.files import read_json
-from reproducer.gpu_pack import KEEP_TOKENS, MAX_PACK_BYTES, PLAN_MARGIN, Pack, _first_books, build_pack, planned_sentences
+from reproducer.gpu_pack import KEEP_TOKENS, MAX_PACK_BYTES, Pack, _first_books, build_pack, planned_sentences
 from reproducer.gpu_plans import PlannedModel
 from reproducer.gpu_run import MAX_FILES, _Stages, check_returnable, plan_of
 
@@ -113,9 +113,9 @@ def test_the_plans_train_stage_trains_and_scores_a_sixth_papers_model(smoke_pack
 
 
 def test_the_pack_holds_the_first_books_the_plans_read_and_a_plan_cannot_read_them_twice(smoke_pack, tmp_path):
-    """A pack holds whole books from the corpus's start, at least :data:`PLAN_MARGIN` times what the plans' largest model
-    reads (the cut of 3 books at one sentence into the second keeps both, whole); the epochs a run reports are of the
-    whole corpus, not of the packed part; a model whose steps would read the packed sentences twice is refused before
+    """A pack holds whole books from the corpus's start, at least what the plans' largest model reads (the cut of 3
+    books at one sentence into the second keeps both, whole); the epochs a run reports are of the whole corpus, not of
+    the packed part; a model whose steps would read the packed sentences twice is refused before
     it trains (fails on a pack that silently wrapped around)."""
     import torch
 
@@ -132,8 +132,8 @@ def test_the_pack_holds_the_first_books_the_plans_read_and_a_plan_cannot_read_th
     assert len(cut) == whole.book_spans[1][2] and np.array_equal(cut.ids, whole.ids[: whole.offsets[len(cut)]])
     assert _first_books(whole, first_end).book_spans == whole.book_spans[:1]
     assert _first_books(whole, None) is whole and _first_books(whole, 10**9) is whole
-    assert planned_sentences("paper") == int(2500 * 400 * PLAN_MARGIN)  # uni-QT's steps × batch, the plans' largest
-    assert planned_sentences("smoke") == int(32 * 4 * PLAN_MARGIN) and planned_sentences("nowhere") is None
+    assert planned_sentences("paper") == 2500 * 400  # uni-QT's steps × batch, the plans' largest
+    assert planned_sentences("smoke") == 32 * 4 and planned_sentences("nowhere") is None
 
     assert pack.meta["corpus_train_sentences"] >= pack.meta["train_sentences"] > planned_sentences("smoke")
     plan = plan_of("smoke")
@@ -279,6 +279,15 @@ def test_the_real_pack_is_within_its_limit():
     assert sum(p.stat().st_size for p in pack.folder.rglob("*") if p.is_file()) <= MAX_PACK_BYTES
     assert pack.meta["corpus_train_sentences"] > 1_400_000 and len(pack.words) >= 50_000  # QT's paper vocabulary fits
     assert planned_sentences("paper") <= pack.meta["train_sentences"] < pack.meta["corpus_train_sentences"]
+    from reproducer.papers import registry
+
+    plan = plan_of("paper")
+    for model in plan.models:  # each planned model's steps fit in one epoch of what is packed (no margin needed)
+        entry = registry.model(model.name)
+        settings = registry.preset(entry.family, plan.train_preset, max_seconds=None, max_steps=model.steps)
+        data = pack.training_data(entry.family, entry.variant, settings)
+        assert registry.family(entry.family).objective().sampler(entry.variant, settings, data, seed=0).steps_per_epoch \
+            >= model.steps, model.name
 
 
 @pytest.mark.slow

@@ -375,6 +375,34 @@ def test_sharing_stored_gold_scores_keeps_values_keys_and_reuse(results):
     assert share_stored(folder) == []  # nothing left to share
 
 
+def test_rounding_stored_predictions_keeps_the_rest_keys_and_reuse(results):
+    """``round_stored`` (``scripts/round_items.py``): predicted scores stored at 6 significant digits are rewritten at
+    the 4 that ``scored_items`` keeps now, nothing else of the result changed, under its recorded key and with a new
+    digest, so a notebook still reuses it; results without per-item predictions are left as they are."""
+    from reproducer.evaluate.items import scored_items
+    from reproducer.files import write_json
+    from reproducer.results_store import read_keys, record_keys, round_stored
+
+    run, folder, calls = NotebookRun("01_first", "smoke"), results / "01_first" / "smoke", []
+    pred, gold = [0.1234567 + i / 7 for i in range(3000)], [0.5 * i for i in range(3000)]
+    old = {"score": 0.5, "items": {"STS12": {"pred": [float(f"{p:.6g}") for p in pred], "gold": gold}}}
+    run.json("small", lambda: calls.append(1) or {"score": 1.0, "items": {"MR": {"correct": "0110"}}})
+    write_json(folder / "eval_old.json", old, compress_above=0)  # as stored before: six digits
+    record_keys(folder, {"eval_old.json": run.key})
+    before = read_keys(folder)
+
+    rewritten = round_stored(folder)
+    assert [p.name for p, _, _ in rewritten] == ["eval_old.json.xz"] and rewritten[0][2] < rewritten[0][1]
+    after = read_keys(folder)
+    assert after["results"] == before["results"] and after["keys"] == before["keys"]
+    assert after["digests"]["eval_old.json"] != before["digests"]["eval_old.json"]
+    assert after["digests"]["small.json"] == before["digests"]["small.json"]
+    now = run.json("eval_old", lambda: calls.append(2))  # reused
+    assert calls == [1] and now["score"] == 0.5 and now["items"]["STS12"]["gold"] == gold
+    assert now["items"]["STS12"]["pred"] == scored_items(pred, gold)["_items"]["pred"] != old["items"]["STS12"]["pred"]
+    assert round_stored(folder) == []  # nothing left to round
+
+
 def test_committed_results_above_the_limit_are_compressed():
     """Every result a committed manifest records is either small or compressed: the results must leave room for the GPU
     pack in the 64 MiB that travel with a device call (tests/test_gpu_plan.py checks the sum)."""
@@ -391,7 +419,7 @@ def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
     """Every result a committed manifest records keeps its per-item gold scores shared (``scripts/share_gold.py``) and,
     if compressed, xz-compressed (``scripts/compress_results.py``): each test set's gold scores once per folder, and a
     sixth less than gzip, the room the GPU pack needs beside the repository in one device call."""
-    from reproducer.files import _walk_items, read_json, stored_json
+    from reproducer.files import walk_items, read_json, stored_json
     from reproducer.results_store import KEY_FILE, read_keys
 
     root = Path(__file__).resolve().parents[1] / "results"
@@ -404,7 +432,7 @@ def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
             gzipped += [found] if found.suffix == ".gz" else []
             if file.endswith(".json"):
                 outcomes = []
-                _walk_items(read_json(manifest.parent / file, as_stored=True), lambda o: outcomes.append(o) or o)
+                walk_items(read_json(manifest.parent / file, as_stored=True), lambda o: outcomes.append(o) or o)
                 inline += [found] if any(isinstance(o.get("gold"), list) for o in outcomes) else []
     assert not gzipped, f"store these as xz (python scripts/compress_results.py): {gzipped[:5]}"
     assert not inline, f"share their gold scores (python scripts/share_gold.py): {inline[:5]}"

@@ -14,8 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from reproducer.errors import ReproducerError
+from reproducer.files import walk_items
 
 KEY = "_items"
+#: Significant digits a stored predicted score keeps (:func:`scored_items`).
+PRED_DIGITS = 4
 
 
 def correct_items(correct) -> dict:
@@ -28,8 +31,23 @@ def scored_items(pred, gold) -> dict:
     less than 1e-5 on thousands of items (measured on chapter 04's SICK-R, STS-B, STS14 and SICK items: Pearson and
     Spearman; a few hundred items can tie and move a rank correlation by 1e-4), and the results the repository carries
     shrink by a quarter (one device call takes them with the GPU pack: 64 MiB)."""
-    return {KEY: {"pred": [float(f"{p:.4g}") for p in np.asarray(pred, dtype=float)],
-                  "gold": [float(f"{g:.6g}") for g in np.asarray(gold, dtype=float)]}}
+    return {KEY: {"pred": stored_predictions(pred), "gold": [float(f"{g:.6g}") for g in np.asarray(gold, dtype=float)]}}
+
+
+def stored_predictions(pred) -> list[float]:
+    """Predicted scores as :func:`scored_items` stores them: :data:`PRED_DIGITS` significant digits."""
+    return [float(f"{p:.{PRED_DIGITS}g}") for p in np.asarray(pred, dtype=float)]
+
+
+def round_predictions(obj):
+    """``obj`` (a stored result) with every per-item ``pred`` list at :data:`PRED_DIGITS` significant digits, as
+    :func:`scored_items` writes them now (results stored before kept 6: ``scripts/round_items.py`` rewrites them).
+    ``obj`` itself is not modified."""
+    def change(outcome: dict) -> dict:
+        pred = outcome.get("pred")
+        return {**outcome, "pred": stored_predictions(pred)} if isinstance(pred, list) else outcome
+
+    return walk_items(obj, change)
 
 
 def grouped_items(parts: dict[str, dict]) -> dict:
