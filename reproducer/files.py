@@ -150,7 +150,7 @@ def write_compressed(path: str | Path, text: str) -> None:
 #: (:mod:`reproducer.gpu_pack`). Results shorter than this stay plain, readable where they are committed.
 COMPRESS_ABOVE = 8 * 1024
 #: The compressed forms of a result, the one written first: xz, a sixth smaller than gzip on our results; results
-#: stored gzip-compressed before (``X.json.gz``) are still read (``scripts/compress_results.py`` rewrites them).
+#: stored gzip-compressed before (``X.json.gz``) are still read (``scripts/store_results.py`` rewrites them).
 COMPRESSED = (".xz", ".gz")
 
 

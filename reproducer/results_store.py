@@ -330,6 +330,16 @@ def _without_predictions(obj: Any) -> Any:
     return walk_items(obj, lambda outcome: {k: v for k, v in outcome.items() if k != "pred"})
 
 
+def store_all(root: str | Path, store: Callable[[Path], list[tuple[Path, int, int]]]) -> tuple[int, int, int]:
+    """``store`` (:func:`compress_stored`, :func:`share_stored`, :func:`round_stored`) applied to every results folder
+    under ``root`` that has a manifest: ``(results rewritten, bytes before, bytes after)`` over them all."""
+    rewritten = before = after = 0
+    for manifest in sorted(Path(root).rglob(KEY_FILE)):
+        for _, size, now in store(manifest.parent):
+            rewritten, before, after = rewritten + 1, before + size, after + now
+    return rewritten, before, after
+
+
 def _using(checkpoints) -> None:
     """Note that the result being computed (if any) reads the models of ``checkpoints`` (paths relative to the results
     root), so it is stored with their identities."""

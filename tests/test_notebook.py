@@ -256,7 +256,7 @@ def test_a_result_asked_compressed_is_stored_so_and_a_plain_one_is_compressed_on
 
 
 def test_compressing_stored_results_keeps_their_keys_and_uses_and_they_are_still_reused(results):
-    """``compress_stored`` (``scripts/compress_results.py``): a plain result above the limit is stored compressed, the
+    """``compress_stored`` (``scripts/store_results.py``): a plain result above the limit is stored compressed, the
     same bytes once decompressed, under its recorded key, with the checkpoints it was computed from and its new digest,
     so a notebook still reuses it; small results, the manifest and undeclared files stay as they are."""
     import lzma
@@ -351,7 +351,7 @@ def test_a_folder_where_a_result_belongs_is_one_error_before_computing(results):
 
 
 def test_sharing_stored_gold_scores_keeps_values_keys_and_reuse(results):
-    """``share_stored`` (``scripts/share_gold.py``): results stored with their gold scores inline are rewritten with
+    """``share_stored`` (``scripts/store_results.py``): results stored with their gold scores inline are rewritten with
     them shared, the same value once read, under their recorded key and with a new digest, so a notebook still reuses
     them; results without per-item scores are left as they are."""
     from reproducer.files import write_json
@@ -376,7 +376,7 @@ def test_sharing_stored_gold_scores_keeps_values_keys_and_reuse(results):
 
 
 def test_rounding_stored_predictions_keeps_the_rest_keys_and_reuse(results):
-    """``round_stored`` (``scripts/round_items.py``): predicted scores stored at 6 significant digits are rewritten at
+    """``round_stored`` (``scripts/store_results.py``): predicted scores stored at 6 significant digits are rewritten at
     the 4 that ``scored_items`` keeps now, nothing else of the result changed, under its recorded key and with a new
     digest, so a notebook still reuses it; results without per-item predictions are left as they are."""
     from reproducer.evaluate.items import scored_items
@@ -413,11 +413,11 @@ def test_committed_results_above_the_limit_are_compressed():
     large = [path for manifest in root.rglob(KEY_FILE) for file in read_keys(manifest.parent)["results"]
              if (path := manifest.parent / file).is_file() and path.suffix in (".json", ".csv")
              and len(path.read_text(encoding="utf-8")) > COMPRESS_ABOVE]
-    assert not large, f"store these compressed (python scripts/compress_results.py): {large[:5]}"
+    assert not large, f"store these compressed (python scripts/store_results.py): {large[:5]}"
 
 def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
-    """Every result a committed manifest records keeps its per-item gold scores shared (``scripts/share_gold.py``) and,
-    if compressed, xz-compressed (``scripts/compress_results.py``): each test set's gold scores once per folder, and a
+    """Every result a committed manifest records keeps its per-item gold scores shared (``scripts/store_results.py``) and,
+    if compressed, xz-compressed (``scripts/store_results.py``): each test set's gold scores once per folder, and a
     sixth less than gzip, the room the GPU pack needs beside the repository in one device call."""
     from reproducer.files import walk_items, read_json, stored_json
     from reproducer.results_store import KEY_FILE, read_keys
@@ -434,8 +434,8 @@ def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
                 outcomes = []
                 walk_items(read_json(manifest.parent / file, as_stored=True), lambda o: outcomes.append(o) or o)
                 inline += [found] if any(isinstance(o.get("gold"), list) for o in outcomes) else []
-    assert not gzipped, f"store these as xz (python scripts/compress_results.py): {gzipped[:5]}"
-    assert not inline, f"share their gold scores (python scripts/share_gold.py): {inline[:5]}"
+    assert not gzipped, f"store these as xz (python scripts/store_results.py): {gzipped[:5]}"
+    assert not inline, f"share their gold scores (python scripts/store_results.py): {inline[:5]}"
 
 
 def test_an_undeclared_parameter_is_an_error_naming_the_close_match(results, tmp_path):

@@ -41,7 +41,7 @@ def stored_predictions(pred) -> list[float]:
 
 def round_predictions(obj):
     """``obj`` (a stored result) with every per-item ``pred`` list at :data:`PRED_DIGITS` significant digits, as
-    :func:`scored_items` writes them now (results stored before kept 6: ``scripts/round_items.py`` rewrites them).
+    :func:`scored_items` writes them now (results stored before kept 6: ``scripts/store_results.py`` rewrites them).
     ``obj`` itself is not modified."""
     def change(outcome: dict) -> dict:
         pred = outcome.get("pred")
