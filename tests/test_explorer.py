@@ -333,3 +333,28 @@ def test_the_committed_explorers_assemble_and_the_folder_holds_only_their_data()
     assert not {f"explorer_{key}.js.gz" for key in keys} & whole
     stray = {p.name for p in folder.iterdir() if p.is_file() and p.suffix != ".js"} - named - whole
     assert not stray, f"files no explorer names: {sorted(stray)}"
+
+
+def test_an_explorer_stored_as_its_whole_script_is_stored_as_named_data_assembling_the_same_script(tmp_path):
+    """``store_named`` (``scripts/store_results.py``): an explorer stored as its whole script before
+    (``explorer_<key>.js.gz``) becomes its data file, a shared pool and one neighbours file per model, and assembles
+    the very same script; a file that is no explorer's script is refused."""
+    import gzip
+
+    from reproducer.report.explorer import store_named
+
+    pool = ["a cat sat", "a dog ran", "the cat ran", "dogs sit"]
+    found = {"ids": np.array([[1, 2], [0, 3], [0, 1], [1, 0]]),
+             "cosines": np.array([[0.5, -0.25], [1.0, 0.125], [0.999, -1.0], [0.0, 0.333]])}
+    whole = tmp_path / "whole"
+    script = explorer_script(search_explorer(pool, {"m": found, "n": found}, key="old", folder=whole).data_file)
+    folder = tmp_path / "explorer"
+    folder.mkdir()
+    (folder / "explorer_old.js.gz").write_bytes(gzip.compress(script.encode()))
+    manifest = store_named(folder / "explorer_old.js.gz")
+    assert manifest == folder / "explorer_old.json" and explorer_script(manifest) == script
+    assert not (folder / "explorer_old.js.gz").exists()
+    assert len(list(folder.glob("pool_*"))) == 1 and len(list(folder.glob("neighbours_old-*"))) == 2
+    (folder / "explorer_bad.js.gz").write_bytes(gzip.compress(b"// no data\n"))
+    with pytest.raises(ReproducerError, match="not an explorer's script"):
+        store_named(folder / "explorer_bad.js.gz")

@@ -372,6 +372,39 @@ def explorer_script(manifest: str | Path) -> str:
             f'window.REPRODUCER_EXPLORERS["{spec["key"]}"] = {_script_json(data)};\n')
 
 
+def _values(numerals: str, width: int) -> np.ndarray:
+    """The integers :func:`_numerals` wrote as ``numerals``."""
+    lookup = np.zeros(256, dtype=np.int64)
+    lookup[np.frombuffer(_DIGITS.encode("ascii"), np.uint8)] = np.arange(len(_DIGITS))
+    digits = lookup[np.frombuffer(numerals.encode("ascii"), np.uint8)].reshape(-1, width)
+    return (digits * 64 ** np.arange(width - 1, -1, -1)).sum(axis=1)
+
+
+def store_named(script: str | Path) -> Path:
+    """An explorer stored as its whole script before (``explorer_<key>.js.gz``) stored as :func:`search_explorer`
+    writes one now, in the same folder: its pool shared with the other explorers over the same sentences, each model's
+    neighbours in a file of their own. The script it assembles is checked to be the same text; else the old file is put
+    back and :class:`ReproducerError` raised. Returns the explorer's file (``explorer_<key>.json``)."""
+    script = Path(script)
+    stored = script.read_bytes()
+    text = gzip.decompress(stored).decode("utf-8")
+    found = re.search(r'^window\.REPRODUCER_EXPLORERS\["([A-Za-z0-9_-]+)"\] = (.*);$', text, re.MULTILINE)
+    if found is None:
+        raise ReproducerError(f"{script} is not an explorer's script (no window.REPRODUCER_EXPLORERS[...] line).")
+    key, data = found.group(1), json.loads(found.group(2))
+    shape = (len(data["sentences"]), data["k"])
+    neighbours = {m["name"]: {"ids": _values(m["ids"], _ID_DIGITS).reshape(shape),
+                              "cosines": (_values(m["cosines"], _COSINE_DIGITS).reshape(shape) - 1000) / 1000}
+                  for m in data["models"]}
+    manifest = search_explorer(data["sentences"], neighbours, key=key, folder=script.parent).data_file
+    if explorer_script(manifest) != text:
+        with atomic_path(script) as tmp:
+            tmp.write_bytes(stored)
+        raise ReproducerError(f"{script}: stored as named data it does not assemble the same script; left as it was "
+                              f"(remove {manifest.name} and the files it names).")
+    return manifest
+
+
 def unpack_explorers(folder: str | Path, out: str | Path) -> list[Path]:
     """The script of every search explorer in ``folder`` (``explorer_<key>.json``: :func:`explorer_script`; or
     ``explorer_<key>.js.gz``, as an explorer stored its whole script before it named its data) written into ``out``
