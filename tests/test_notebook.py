@@ -415,15 +415,17 @@ def test_committed_results_above_the_limit_are_compressed():
              and len(path.read_text(encoding="utf-8")) > COMPRESS_ABOVE]
     assert not large, f"store these compressed (python scripts/store_results.py): {large[:5]}"
 
-def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
-    """Every result a committed manifest records keeps its per-item gold scores shared (``scripts/store_results.py``) and,
-    if compressed, xz-compressed (``scripts/store_results.py``): each test set's gold scores once per folder, and a
-    sixth less than gzip, the room the GPU pack needs beside the repository in one device call."""
-    from reproducer.files import walk_items, read_json, stored_json
+def test_committed_results_share_their_gold_scores_round_their_predictions_and_are_stored_as_xz():
+    """Every result a committed manifest records keeps its per-item gold scores shared, its predicted scores at 4
+    significant digits and, if compressed, is xz-compressed (``scripts/store_results.py``): each test set's gold scores
+    once per folder, predictions a quarter shorter and a sixth less than gzip, the room the GPU pack needs beside the
+    repository in one device call."""
+    from reproducer.evaluate.items import stored_predictions
+    from reproducer.files import read_json, stored_json, walk_items
     from reproducer.results_store import KEY_FILE, read_keys
 
     root = Path(__file__).resolve().parents[1] / "results"
-    inline, gzipped = [], []
+    inline, gzipped, precise = [], [], []
     for manifest in root.rglob(KEY_FILE):
         for file in read_keys(manifest.parent)["results"]:
             found = stored_json(manifest.parent / file)
@@ -434,8 +436,11 @@ def test_committed_results_share_their_gold_scores_and_are_stored_as_xz():
                 outcomes = []
                 walk_items(read_json(manifest.parent / file, as_stored=True), lambda o: outcomes.append(o) or o)
                 inline += [found] if any(isinstance(o.get("gold"), list) for o in outcomes) else []
+                precise += [found] if any(isinstance(o.get("pred"), list) and o["pred"] != stored_predictions(o["pred"])
+                                          for o in outcomes) else []
     assert not gzipped, f"store these as xz (python scripts/store_results.py): {gzipped[:5]}"
     assert not inline, f"share their gold scores (python scripts/store_results.py): {inline[:5]}"
+    assert not precise, f"round their predicted scores (python scripts/store_results.py): {precise[:5]}"
 
 
 def test_an_undeclared_parameter_is_an_error_naming_the_close_match(results, tmp_path):
