@@ -307,7 +307,7 @@ def share_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
         same = restore_gold(shared, beside) == restore_gold(stored, beside)
         return None if same else "its gold scores do not come back the same once shared"
 
-    return _rewrite_stored(folder, lambda stored, beside: share_gold(stored, beside), check)
+    return _rewrite_stored(folder, share_gold, check)
 
 
 def round_stored(folder: str | Path) -> list[tuple[Path, int, int]]:
